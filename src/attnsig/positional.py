@@ -1,0 +1,40 @@
+"""Positional encodings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_positive_float, check_positive_int
+
+__all__ = ["sinusoidal_encoding"]
+
+
+def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> np.ndarray:
+    """The sinusoidal position encoding of "Attention is all you need".
+
+    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for
+    positions ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
+
+    Parameters
+    ----------
+    num_positions : int
+        Number of positions (rows), at least 1.
+    dim : int
+        Encoding size (columns), at least 1.
+    base : float
+        Base of the geometric sequence of wavelengths, > 0 (10000 in the paper).
+
+    Returns
+    -------
+    ndarray, shape (num_positions, dim)
+    """
+    num_positions = check_positive_int(num_positions, "num_positions")
+    dim = check_positive_int(dim, "dim")
+    base = check_positive_float(base, "base")
+    positions = np.arange(num_positions, dtype=np.float64)[:, None]  # (P, 1)
+    pair = np.arange(0, dim, 2, dtype=np.float64)  # 2i for each sine/cosine pair
+    angles = positions / base ** (pair / dim)  # (P, ceil(dim/2))
+    pe = np.empty((num_positions, dim))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : dim // 2])
+    return pe

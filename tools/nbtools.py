@@ -1,0 +1,194 @@
+"""Maintenance of the chapter notebooks.
+
+    python tools/nbtools.py fix NOTEBOOK...      insert/refresh the set-up cell, tag solution cells
+    python tools/nbtools.py execute NOTEBOOK...  fix, then execute in place (stored outputs)
+    python tools/nbtools.py check NOTEBOOK...    report convention violations (exit 1 if any)
+
+The conventions are those of CONTRIBUTING.md; `tests/test_book.py` runs `check` on every chapter.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO_URL = "https://github.com/attnsig/attnsig-book"
+
+SETUP_SOURCE = f'''# Set-up for Colab: install the companion package `attnsig` when it is missing.
+try:
+    import attnsig  # noqa: F401
+except ImportError:  # a fresh Colab runtime
+    %pip install --quiet "attnsig @ git+{REPO_URL}"'''
+
+SETUP_TAGS = ["remove-cell"]
+SOLUTION_TAG = "solution"
+IGNORE_OUTPUT_TAG = "nbval-ignore-output"
+
+_START = re.compile(r"```+\{solution-start\}")
+_END = re.compile(r"```+\{solution-end\}")
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _set_tags(cell, tags: list[str]) -> None:
+    if tags:
+        cell.setdefault("metadata", {})["tags"] = tags
+    else:
+        cell.get("metadata", {}).pop("tags", None)
+
+
+def solution_flags(nb) -> list[bool]:
+    """For each cell, whether it lies in a gated solution (start and end cells included)."""
+    flags, inside = [], False
+    for cell in nb.cells:
+        src = cell.source if cell.cell_type == "markdown" else ""
+        if _START.search(src):
+            inside = True
+        flags.append(inside)
+        if _END.search(src):
+            inside = False
+    return flags
+
+
+def is_setup_cell(cell) -> bool:
+    return cell.cell_type == "code" and cell.source.startswith("# Set-up for Colab")
+
+
+def fix(nb) -> None:
+    """Insert or refresh the set-up cell and tag every cell of a gated solution."""
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None)
+    if first_code is not None and is_setup_cell(nb.cells[first_code]):
+        cell = nb.cells[first_code]
+        cell.source = SETUP_SOURCE
+    else:
+        cell = nbformat.v4.new_code_cell(SETUP_SOURCE)
+        # After the title cell, so the notebook still opens with its title.
+        position = 1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0
+        nb.cells.insert(position, cell)
+    _set_tags(cell, sorted(set(_tags(cell)) | set(SETUP_TAGS)))
+    for cell, in_solution in zip(nb.cells, solution_flags(nb)):
+        tags = [t for t in _tags(cell) if t != SOLUTION_TAG]
+        if in_solution:
+            tags.append(SOLUTION_TAG)
+        _set_tags(cell, tags)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata.setdefault("language_info", {"name": "python"})
+
+
+def _assigned_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return names
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _parse(source: str) -> ast.AST | None:
+    # IPython magics are not Python; blank them out before parsing.
+    lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def check(nb, name: str = "notebook") -> list[str]:
+    """Convention violations of one notebook, as readable messages."""
+    problems: list[str] = []
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    if not code_cells or not is_setup_cell(code_cells[0]) or code_cells[0].source != SETUP_SOURCE:
+        problems.append(f"{name}: first code cell is not the set-up cell (run tools/nbtools.py fix)")
+    flags = solution_flags(nb)
+    starts = sum(1 for c in nb.cells if c.cell_type == "markdown" and _START.search(c.source))
+    ends = sum(1 for c in nb.cells if c.cell_type == "markdown" and _END.search(c.source))
+    if starts != ends:
+        problems.append(f"{name}: {starts} solution-start cells but {ends} solution-end cells")
+    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags)):
+        tagged = SOLUTION_TAG in _tags(cell)
+        if in_solution != tagged:
+            problems.append(f"{name}: cell {i} {'lacks' if in_solution else 'wrongly has'} the tag "
+                            f"'{SOLUTION_TAG}' (run tools/nbtools.py fix)")
+        if cell.cell_type == "markdown" and re.search(r"```+\{solution\}", cell.source):
+            problems.append(f"{name}: cell {i} uses an ungated {{solution}}; use solution-start/end")
+        if cell.cell_type == "code":
+            if cell.source.strip() and cell.get("execution_count") is None:
+                problems.append(f"{name}: code cell {i} has no stored execution")
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    problems.append(f"{name}: code cell {i} stores an error")
+    # Names first defined inside a solution must not be used by later cells outside solutions.
+    defined_outside: set[str] = set()
+    solution_only: dict[str, int] = {}
+    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags)):
+        if cell.cell_type != "code":
+            continue
+        tree = _parse(cell.source)
+        if tree is None:
+            problems.append(f"{name}: code cell {i} does not parse as Python")
+            continue
+        if in_solution:
+            for n in _assigned_names(tree) - defined_outside:
+                solution_only.setdefault(n, i)
+        else:
+            used = _loaded_names(tree) - _assigned_names(tree)
+            for n in sorted(used & set(solution_only)):
+                problems.append(f"{name}: cell {i} uses '{n}', defined only in the solution at cell "
+                                f"{solution_only[n]}; the student notebook would fail")
+            defined_outside |= _assigned_names(tree)
+            for n in _assigned_names(tree):
+                solution_only.pop(n, None)
+    return problems
+
+
+def execute(path: Path, timeout: int = 600) -> None:
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    fix(nb)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    nbformat.write(nb, path)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] not in {"fix", "execute", "check"}:
+        print(__doc__)
+        return 2
+    command, paths = argv[0], [Path(p) for p in argv[1:]]
+    status = 0
+    for path in paths:
+        if command == "execute":
+            execute(path)
+            print(f"executed {path}")
+        else:
+            nb = nbformat.read(path, as_version=4)
+            if command == "fix":
+                fix(nb)
+                nbformat.write(nb, path)
+                print(f"fixed {path}")
+            else:
+                problems = check(nb, str(path))
+                for p in problems:
+                    print(p)
+                status |= bool(problems)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
