@@ -34,6 +34,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from attnsig.attention import softmax
+
 __all__ = [
     "attention_weights",
     "single_head_output",
@@ -93,13 +95,6 @@ def _tolerance(tol, name: str = "tol") -> float:
     return tol
 
 
-def _softmax_last(scores: np.ndarray) -> np.ndarray:
-    # Subtracting the row maximum keeps exp() from overflowing; the result is unchanged.
-    shifted = scores - scores.max(axis=-1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 # --------------------------------------------------------------------------- weights and outputs
 
 def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
@@ -126,7 +121,7 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
                          f"{k.shape[-1]}; expected query (..., d) and keys (..., n, d)")
     scale = _real(scale, "scale")
     scores = scale * np.einsum("...nd,...d->...n", k, q)  # (..., n)
-    return _softmax_last(scores)
+    return softmax(scores, axis=-1)
 
 
 def single_head_output(query, keys, values, *, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
