@@ -1,0 +1,341 @@
+"""Tests of attnsig.signature: hand-known cases, an independent oracle, then properties."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from attnsig import signature as sigmod
+from attnsig.signature import (chen, levels, levy_area, levy_area_matrix, signature, signature_dim,
+                               signature_reference, time_augment, word_index, words)
+
+UNIT_SQUARE_CCW = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+
+
+def _random_path(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Random walk with increments of size ~ 1/sqrt(L), so every signature level is of order one."""
+    length = shape[-2]
+    steps = rng.standard_normal(shape) / math.sqrt(max(length - 1, 1))
+    return np.cumsum(steps, axis=-2)
+
+
+# --------------------------------------------------------------------------------------------------
+# Indexing
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("d", "depth", "expected"), [(1, 4, 4), (2, 3, 14), (3, 4, 120), (2, 6, 126), (5, 1, 5)])
+def test_signature_dim_by_hand(d, depth, expected):
+    assert signature_dim(d, depth) == expected
+    assert len(words(d, depth)) == expected
+
+
+def test_words_order_by_hand():
+    assert words(2, 2) == [(0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)]
+    assert word_index((0,), 2) == 0
+    assert word_index((1, 0), 2) == 4
+    assert word_index((0, 0, 0), 2) == 6
+    assert word_index((2, 1), 3) == 3 + 2 * 3 + 1
+
+
+@pytest.mark.parametrize("d", [1, 2])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_word_index_round_trips(d, depth):
+    all_words = words(d, depth)
+    assert [word_index(w, d) for w in all_words] == list(range(signature_dim(d, depth)))
+    for w in all_words:
+        assert all_words[word_index(w, d)] == w
+        assert word_index(list(w), d) == word_index(np.array(w), d)
+
+
+def test_levels_shapes_and_entries():
+    rng = np.random.default_rng(0)
+    path = _random_path(rng, (4, 6, 3))
+    sig = signature(path, 3)
+    parts = levels(sig, 3, 3)
+    assert [p.shape for p in parts] == [(4, 3), (4, 3, 3), (4, 3, 3, 3)]
+    for w in words(3, 3):
+        np.testing.assert_array_equal(parts[len(w) - 1][(slice(None),) + w], sig[:, word_index(w, 3)])
+
+
+# --------------------------------------------------------------------------------------------------
+# Hand-known signatures
+# --------------------------------------------------------------------------------------------------
+
+def test_one_dimensional_path_levels_are_powers():
+    path = np.array([[0.5], [2.0], [-1.0], [1.5]])  # total increment 1.0, not monotone
+    depth = 6
+    delta = path[-1, 0] - path[0, 0]
+    expected = [delta**k / math.factorial(k) for k in range(1, depth + 1)]
+    np.testing.assert_allclose(signature(path, depth), expected, rtol=1e-14, atol=1e-14)
+
+
+def test_straight_segment_levels_are_tensor_powers():
+    rng = np.random.default_rng(1)
+    start, delta = rng.standard_normal(3), rng.standard_normal(3)
+    fractions = np.array([0.0, 0.1, 0.35, 0.35, 0.8, 1.0])  # collinear points, one repeated
+    path = start + fractions[:, None] * delta
+    depth = 4
+    parts = levels(signature(path, depth), 3, depth)
+    power = np.ones(())
+    for k in range(1, depth + 1):
+        power = np.multiply.outer(power, delta)  # (3,) * k
+        np.testing.assert_allclose(parts[k - 1], power / math.factorial(k), rtol=1e-13, atol=1e-14)
+
+
+def test_two_segments_by_hand():
+    # Right then up: S^{01} = int x dy = 1, S^{10} = int y dx = 0, S^{ii} = 1/2.
+    path = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    second = levels(signature(path, 2), 2, 2)[1]
+    np.testing.assert_allclose(second, [[0.5, 1.0], [0.0, 0.5]], atol=1e-15)
+
+
+def test_unit_square_levy_area():
+    assert levy_area(UNIT_SQUARE_CCW) == pytest.approx(1.0, abs=1e-15)
+    assert levy_area(UNIT_SQUARE_CCW[::-1]) == pytest.approx(-1.0, abs=1e-15)
+    # Scaled by 3 and shifted: area 9, whatever the start point.
+    assert levy_area(3 * np.roll(UNIT_SQUARE_CCW[:-1], 1, axis=0)[[0, 1, 2, 3, 0]] + 5) == pytest.approx(9.0)
+    np.testing.assert_allclose(signature(UNIT_SQUARE_CCW, 1), [0.0, 0.0], atol=1e-15)
+
+
+def test_levy_area_matches_shoelace_formula():
+    rng = np.random.default_rng(2)
+    paths = rng.standard_normal((5, 9, 2))
+    relative = paths - paths[:, :1]  # the chord closes the polygon at the start point
+    x, y = relative[..., 0], relative[..., 1]
+    shoelace = 0.5 * np.sum(x[:, :-1] * y[:, 1:] - x[:, 1:] * y[:, :-1], axis=-1)
+    np.testing.assert_allclose(levy_area(paths), shoelace, rtol=1e-12, atol=1e-12)
+
+
+def test_levy_area_matrix_is_antisymmetric_projection():
+    rng = np.random.default_rng(3)
+    path = rng.standard_normal((7, 4))
+    area = levy_area_matrix(path)
+    assert area.shape == (4, 4)
+    np.testing.assert_allclose(area, -area.T, atol=0)
+    np.testing.assert_allclose(area[1, 3], levy_area(path[:, [1, 3]]), rtol=1e-12)
+
+
+def test_constant_path_has_zero_signature():
+    assert np.array_equal(signature(np.array([[1.0, 2.0]]), 3), np.zeros(14))
+    assert np.array_equal(signature(np.full((4, 5, 2), 7.0), 3), np.zeros((4, 14)))
+    assert np.array_equal(signature(np.zeros((0, 3, 2)), 2), np.zeros((0, 6)))
+
+
+def test_integer_and_list_input_and_dtype():
+    sig = signature([[0, 0], [1, 0], [1, 1]], 2)
+    assert sig.dtype == np.float64
+    np.testing.assert_allclose(sig, [1, 1, 0.5, 1, 0, 0.5])
+
+
+def test_time_augment():
+    path = np.arange(12.0).reshape(2, 3, 2)
+    augmented = time_augment(path)
+    assert augmented.shape == (2, 3, 3)
+    np.testing.assert_array_equal(augmented[..., 0], np.broadcast_to([0.0, 0.5, 1.0], (2, 3)))
+    np.testing.assert_array_equal(augmented[..., 1:], path)
+    custom = time_augment(path[0], times=[0.0, 2.0, 5.0])
+    np.testing.assert_array_equal(custom[:, 0], [0.0, 2.0, 5.0])
+    # The time channel's level-1 entry is the elapsed time.
+    assert signature(custom, 1)[0] == pytest.approx(5.0)
+    assert time_augment(np.array([[3.0]])).tolist() == [[0.0, 3.0]]
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("path", "depth", "error", "words_in_message"), [
+    (np.zeros(3), 2, ValueError, ["path", "(3,)"]),
+    (np.zeros((0, 2)), 2, ValueError, ["path", "L >= 1"]),
+    (np.zeros((3, 0)), 2, ValueError, ["path", "d >= 1"]),
+    (np.array([[0.0, np.nan], [1.0, 1.0]]), 2, ValueError, ["path", "NaN"]),
+    (np.array([[0.0, np.inf], [1.0, 1.0]]), 2, ValueError, ["path", "infinite"]),
+    (np.array([["a", "b"]]), 2, TypeError, ["path", "dtype"]),
+    (np.zeros((3, 2), dtype=complex), 2, TypeError, ["path", "complex"]),
+    (np.zeros((3, 2)), 0, ValueError, ["depth", "0"]),
+    (np.zeros((3, 2)), -1, ValueError, ["depth", "-1"]),
+    (np.zeros((3, 2)), True, TypeError, ["depth", "True", "bool"]),
+    (np.zeros((3, 2)), 2.0, TypeError, ["depth", "2.0", "float"]),
+    (np.zeros((3, 2)), "2", TypeError, ["depth", "'2'"]),
+])
+@pytest.mark.parametrize("function", [signature, signature_reference])
+def test_bad_input_raises_naming_argument(function, path, depth, error, words_in_message):
+    with pytest.raises(error) as info:
+        function(path, depth)
+    for word in words_in_message:
+        assert word in str(info.value)
+
+
+def test_numpy_integer_depth_is_accepted():
+    assert signature(np.zeros((2, 2)), np.int64(2)).shape == (6,)
+
+
+def test_bad_input_to_helpers():
+    with pytest.raises(ValueError, match="sig_b.*14.*shape \\(6,\\)"):
+        chen(np.zeros(14), np.zeros(6), 2, 3)
+    with pytest.raises(ValueError, match="batch axes"):
+        chen(np.zeros((2, 6)), np.zeros((3, 6)), 2, 2)
+    with pytest.raises(ValueError, match="sig.*shape \\(5,\\)"):
+        levels(np.zeros(5), 2, 2)
+    with pytest.raises(ValueError, match="letters must be in 0..1.*2"):
+        word_index((0, 2), 2)
+    with pytest.raises(ValueError, match="empty word"):
+        word_index((), 2)
+    with pytest.raises(TypeError, match="word"):
+        word_index("01", 2)
+    with pytest.raises(TypeError, match="d must be an integer"):
+        signature_dim(2.5, 2)
+    with pytest.raises(TypeError, match="depth"):
+        words(2, False)
+    with pytest.raises(ValueError, match="planar.*\\(4, 3\\)"):
+        levy_area(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="times.*length L = 3"):
+        time_augment(np.zeros((3, 2)), times=[0.0, 1.0])
+    with pytest.raises(ValueError, match="times.*non-decreasing"):
+        time_augment(np.zeros((3, 2)), times=[0.0, 2.0, 1.0])
+    with pytest.raises(ValueError, match="times.*NaN"):
+        time_augment(np.zeros((3, 2)), times=[0.0, np.nan, 1.0])
+
+
+# --------------------------------------------------------------------------------------------------
+# Fast path against the reference, and against an independent library
+# --------------------------------------------------------------------------------------------------
+
+SHAPES_AND_DEPTHS = [((2, 1), 3), ((2, 3), 1), ((5, 3), 4), ((3, 7, 2), 5), ((2, 3, 6, 3), 3),
+                     ((40, 4), 4), ((1, 12, 1), 6), ((9, 2, 5), 3)]
+
+
+@pytest.mark.parametrize(("shape", "depth"), SHAPES_AND_DEPTHS)
+def test_fast_equals_reference(shape, depth):
+    rng = np.random.default_rng(sum(shape) + depth)
+    path = _random_path(rng, shape)
+    np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("max_entries", "chunk_entries"), [(0, 1 << 16), (1 << 22, 1), (1 << 22, 50)])
+def test_every_algorithm_and_chunking_equals_reference(monkeypatch, max_entries, chunk_entries):
+    monkeypatch.setattr(sigmod, "_MAX_TRAJECTORY_ENTRIES", max_entries)
+    monkeypatch.setattr(sigmod, "_CHUNK_TRAJECTORY_ENTRIES", chunk_entries)
+    rng = np.random.default_rng(4)
+    for shape, depth in SHAPES_AND_DEPTHS:
+        path = _random_path(rng, shape)
+        np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_long_path_equals_reference():
+    rng = np.random.default_rng(5)
+    path = _random_path(rng, (300, 2))
+    np.testing.assert_allclose(signature(path, 6), signature_reference(path, 6), rtol=1e-12, atol=1e-12)
+
+
+def _roughpy_signature(roughpy, path: np.ndarray, depth: int) -> np.ndarray:
+    """Signature by RoughPy (a compiled library with its own algebra), level 0 dropped."""
+    increments = np.diff(path, axis=0)
+    context = roughpy.get_context(width=path.shape[1], depth=depth, coeffs=roughpy.DPReal)
+    stream = roughpy.LieIncrementStream.from_increments(increments, ctx=context)
+    full = np.array(stream.signature(roughpy.RealInterval(0, len(increments))))
+    assert full[0] == 1.0
+    return full[1:]
+
+
+@pytest.mark.parametrize(("length", "d", "depth"), [(2, 2, 4), (6, 3, 4), (20, 2, 6), (11, 4, 3), (9, 1, 5)])
+def test_against_roughpy(length, d, depth):
+    roughpy = pytest.importorskip("roughpy", reason="roughpy is the independent oracle (requirements-test.txt)")
+    rng = np.random.default_rng(100 * length + 10 * d + depth)
+    for _ in range(3):
+        path = _random_path(rng, (length, d))
+        np.testing.assert_allclose(signature(path, depth), _roughpy_signature(roughpy, path, depth),
+                                   rtol=1e-12, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------------------
+
+PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
+TOL = {"rtol": 1e-9, "atol": 1e-9}
+
+
+def path_arrays(min_length: int = 1, max_length: int = 6, max_dim: int = 3):
+    """Hypothesis strategy: paths (L, d) with entries in [-2, 2]."""
+    shapes = st.tuples(st.integers(min_length, max_length), st.integers(1, max_dim))
+    return shapes.flatmap(lambda shape: arrays(np.float64, shape, elements=st.floats(-2, 2, width=64)))
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data(), depth=st.integers(1, 4))
+def test_chen_identity(data, depth):
+    first = data.draw(path_arrays())
+    d = first.shape[1]
+    second = data.draw(arrays(np.float64, (data.draw(st.integers(1, 6)), d), elements=st.floats(-2, 2)))
+    second = second - second[0] + first[-1]  # the second piece starts where the first ends
+    joined = np.concatenate([first, second[1:]], axis=0)
+    np.testing.assert_allclose(chen(signature(first, depth), signature(second, depth), d, depth),
+                               signature(joined, depth), **TOL)
+
+
+def _shuffles(u: tuple[int, ...], v: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """All interleavings of u and v (with multiplicity)."""
+    if not u:
+        return [v]
+    if not v:
+        return [u]
+    return [(u[0],) + w for w in _shuffles(u[1:], v)] + [(v[0],) + w for w in _shuffles(u, v[1:])]
+
+
+@PROPERTY_SETTINGS
+@given(path=path_arrays(min_length=2, max_dim=2), data=st.data())
+def test_shuffle_identity(path, data):
+    d = path.shape[1]
+    word_strategy = st.lists(st.integers(0, d - 1), min_size=1, max_size=2).map(tuple)
+    u, v = data.draw(word_strategy), data.draw(word_strategy)
+    depth = len(u) + len(v)
+    sig = signature(path, depth)
+    product = sig[word_index(u, d)] * sig[word_index(v, d)]
+    total = sum(sig[word_index(w, d)] for w in _shuffles(u, v))
+    assert len(_shuffles(u, v)) == math.comb(depth, len(u))
+    np.testing.assert_allclose(product, total, **TOL)
+
+
+@PROPERTY_SETTINGS
+@given(path=path_arrays(min_length=2), data=st.data(), depth=st.integers(1, 4))
+def test_invariant_under_inserting_collinear_points(path, data, depth):
+    segment = data.draw(st.integers(0, path.shape[0] - 2))
+    fractions = np.sort(data.draw(arrays(np.float64, data.draw(st.integers(1, 3)), elements=st.floats(0, 1))))
+    inserted = path[segment] + fractions[:, None] * (path[segment + 1] - path[segment])
+    refined = np.concatenate([path[:segment + 1], inserted, path[segment + 1:]], axis=0)
+    np.testing.assert_allclose(signature(refined, depth), signature(path, depth), **TOL)
+
+
+@PROPERTY_SETTINGS
+@given(path=path_arrays(), data=st.data(), depth=st.integers(1, 4))
+def test_translation_invariance(path, data, depth):
+    shift = data.draw(arrays(np.float64, path.shape[1], elements=st.floats(-5, 5)))
+    np.testing.assert_allclose(signature(path + shift, depth), signature(path, depth), **TOL)
+
+
+@PROPERTY_SETTINGS
+@given(path=path_arrays(), depth=st.integers(1, 4))
+def test_reversal_gives_inverse(path, depth):
+    d = path.shape[1]
+    there_and_back = chen(signature(path, depth), signature(path[::-1], depth), d, depth)
+    np.testing.assert_allclose(there_and_back, np.zeros(signature_dim(d, depth)), **TOL)
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data(), depth=st.integers(1, 3))
+def test_batch_axes_are_independent(data, depth):
+    batch = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 2)))
+    length, d = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
+    paths = data.draw(arrays(np.float64, batch + (length, d), elements=st.floats(-2, 2)))
+    sig = signature(paths, depth)
+    assert sig.shape == batch + (signature_dim(d, depth),)
+    for index in itertools.product(*map(range, batch)):
+        np.testing.assert_allclose(sig[index], signature_reference(paths[index], depth), rtol=1e-12, atol=1e-12)
