@@ -100,7 +100,8 @@ def _loaded_names(tree: ast.AST) -> set[str]:
 
 def _parse(source: str) -> ast.AST | None:
     # IPython magics are not Python; blank them out before parsing.
-    lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+    lines = [ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
+             for ln in source.splitlines()]
     try:
         return ast.parse("\n".join(lines))
     except SyntaxError:

@@ -1,0 +1,104 @@
+"""Structural checks of the book: conventions a reader, an instructor and CI rely on."""
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import nbtools  # noqa: E402
+
+NOTEBOOKS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+PAGES = sorted((ROOT / "chapters").rglob("*.md"))
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc["parts"]:
+        assert part.get("caption"), f"every part of _toc.yml needs a caption: {part}"
+        files += [chapter["file"] for chapter in part["chapters"]]
+    return files
+
+
+def test_toc_and_chapters_agree():
+    listed = toc_files()
+    assert len(listed) == len(set(listed)), "a file is listed twice in _toc.yml"
+    for entry in listed:
+        assert (ROOT / f"{entry}.md").exists() or (ROOT / f"{entry}.ipynb").exists(), f"{entry} in _toc.yml does not exist"
+    on_disk = {str(p.relative_to(ROOT).with_suffix("")) for p in NOTEBOOKS + PAGES}
+    assert on_disk - set(listed) == set(), "chapters missing from _toc.yml (only_build_toc_files would drop them)"
+
+
+def test_toc_parts_follow_the_sheets():
+    captions = [part["caption"] for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]]
+    assert captions[0] == "Getting started" and captions[-1] == "Appendix"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_notebook_conventions(path):
+    problems = nbtools.check(nbformat.read(path, as_version=4), str(path.relative_to(ROOT)))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_widget_cells_are_the_only_ignored_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if nbtools.IGNORE_OUTPUT_TAG in cell.get("metadata", {}).get("tags", []):
+            assert "widgets" in cell.source or "interact" in cell.source, (
+                f"cell {i} ignores its output but is not a widget cell: nbval must compare it")
+
+
+def _directives(kind: str) -> list[tuple[str, str]]:
+    found = []
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                found += [(str(path), m) for m in re.findall(rf"```+\{{{kind}\}}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)", cell.source)]
+    return found
+
+
+def test_exercise_labels_are_unique_and_solved_in_place():
+    exercises = _directives("exercise")
+    labels = [label for _, label in exercises]
+    assert len(labels) == len(set(labels)), f"duplicate exercise labels: {sorted(l for l in labels if labels.count(l) > 1)}"
+    for path in NOTEBOOKS:
+        text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+        solved = re.findall(r"\{solution-start\}\s+(\S+)", text)
+        for label in solved:
+            assert label in labels, f"{path.name}: solution for unknown exercise {label}"
+        assert len(solved) == len(set(solved)), f"{path.name}: an exercise has two solutions"
+
+
+def test_markdown_pages_hold_no_solutions():
+    # The student edition strips solutions from notebooks only.
+    for page in PAGES + [ROOT / "intro.md"]:
+        assert "{solution" not in page.read_text(), f"{page}: put exercises with solutions in a notebook"
+
+
+def test_api_reference_covers_every_public_module():
+    api = (ROOT / "chapters" / "appendix" / "api.md").read_text()
+    modules = sorted(p.stem for p in (ROOT / "src" / "attnsig").glob("*.py") if not p.stem.startswith("_"))
+    missing = [m for m in modules if f"automodule:: attnsig.{m}" not in api]
+    assert not missing, f"modules missing from the API reference: {missing}"
+
+
+def test_requirements_are_pinned():
+    for name in ("requirements.txt", "requirements-test.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if line and not line.startswith("-"):
+                assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[^=\s]+", line), f"{name}: not pinned exactly: {line}"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = re.findall(r"^make \w+", readme, flags=re.M)
+    assert "make test" in commands and "make book" in commands
+    assert re.search(r"^make test$", ci, flags=re.M)
