@@ -36,7 +36,10 @@ FULL_HTML = ROOT / "_build" / "html"
 
 
 def chapter_notebooks(root: Path = ROOT) -> list[Path]:
-    return sorted(p for p in (root / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    """The notebooks that the table of contents puts in the book."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    entries = [c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])]
+    return [root / f"{e}.ipynb" for e in entries if (root / f"{e}.ipynb").exists()]
 
 
 def strip_solutions(nb) -> tuple[object, list]:

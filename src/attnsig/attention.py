@@ -1,7 +1,7 @@
 """Softmax, masks, scaled dot-product attention and multi-head attention, in NumPy.
 
-Conventions
------------
+**Conventions.**
+
 * Boolean masks say where a query **may attend**: ``True`` = allowed, ``False`` = masked out.
   (PyTorch's ``nn.MultiheadAttention`` uses the opposite convention for boolean masks;
   ``F.scaled_dot_product_attention`` uses this one.)
