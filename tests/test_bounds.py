@@ -132,10 +132,9 @@ def test_min_scale_along_matches_solved_equation():
 def test_noisy_weights_match_direct_computation():
     rng = np.random.default_rng(3)
     for n, eps, c in [(2, 0.9, 0.5), (5, 0.1, 1.5), (40, 0.01, 0.5), (40, 0.01, 1.5)]:
-        basis = bounds.orthonormal_keys(n, n + 1, rng)
-        u = basis[0]
-        keys = basis.copy()
-        keys[0] = c * u
+        keys, u = bounds.noisy_key_set(n, c, rng)
+        np.testing.assert_allclose(np.linalg.norm(keys, axis=1), [c] + [1.0] * (n - 1), rtol=1e-12)
+        np.testing.assert_allclose(keys @ keys.T, np.diag([c**2] + [1.0] * (n - 1)), atol=1e-12)
         q = bounds.noisy_average_query(u, keys[1], n, eps)
         np.testing.assert_allclose(attention_weights(q, keys)[:2], bounds.noisy_weights(n, eps, c),
                                    rtol=1e-12)

@@ -38,6 +38,7 @@ __all__ = [
     "adversarial_copy_keys",
     "random_copy_keys",
     "orthonormal_keys",
+    "noisy_key_set",
 ]
 
 
@@ -463,3 +464,26 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
         raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))  # (d, n), orthonormal columns
     return q.T.copy()  # (n, d)
+
+
+def noisy_key_set(num_keys: int, c: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``, ``k_2, ..., k_n`` orthonormal.
+
+    Parameters
+    ----------
+    num_keys : int >= 2
+    c : float > 0, the length of the first key
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    keys : numpy.ndarray, shape (num_keys, num_keys + 1)
+    u : numpy.ndarray, shape (num_keys + 1,), the unit direction of the first key
+    """
+    n = _check_count(num_keys, "num_keys", 2)
+    if not float(c) > 0:
+        raise ValueError(f"c must be positive; got {c!r}")
+    basis = orthonormal_keys(n, n + 1, rng)  # (n, n + 1)
+    keys = basis.copy()
+    keys[0] = float(c) * basis[0]
+    return keys, basis[0].copy()
