@@ -282,3 +282,14 @@ def test_weights_are_a_distribution_and_shift_invariant(seed, shift):
     assert np.all(w >= 0)
     assert w.sum() == pytest.approx(1.0, rel=1e-12)
     np.testing.assert_allclose(heads.attention_weights(q + shift, keys), w, atol=1e-12)
+
+
+def test_degenerate_covariance_adds_no_noise_off_its_range():
+    # Sigma = 1/2 mu mu^T: samples must move along mu only (no round-off noise of size sqrt(1e-17)).
+    rng = np.random.default_rng(7)
+    mu = np.linalg.qr(rng.normal(size=(5, 5)))[0].T  # (5, 5) orthonormal rows
+    cov = heads.noisy_key_covariances(mu, 0.0, noisy_index=0, spread=0.5)
+    keys = heads.sample_keys(mu, cov, 1000, rng)
+    off_axis = keys[:, 0] - np.outer(keys[:, 0] @ mu[0], mu[0])
+    assert np.abs(off_axis).max() < 1e-14
+    np.testing.assert_array_equal(keys[:, 1:], np.broadcast_to(mu[1:], (1000, 4, 5)))

@@ -404,7 +404,10 @@ def noisy_key_covariances(means, alpha: float, noisy_index: int | None = None,
 def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     """Symmetric square roots of positive semi-definite matrices (..., d, d)."""
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
-    scale = np.sqrt(np.clip(eigvals, 0.0, None))  # round-off can make a zero eigenvalue -1e-17
+    # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9) would add
+    # spurious noise in directions of zero variance: treat eigenvalues that small as zero.
+    cutoff = cov.shape[-1] * np.finfo(float).eps * np.abs(eigvals).max(axis=-1, keepdims=True)
+    scale = np.sqrt(np.where(eigvals > cutoff, eigvals, 0.0))
     return (eigvecs * scale[..., None, :]) @ np.swapaxes(eigvecs, -1, -2)  # (..., d, d)
 
 
