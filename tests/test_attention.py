@@ -241,3 +241,156 @@ def test_causal_output_ignores_the_future(t, seed):
     changed = x.copy()
     changed[-1] += rng.normal(size=4)  # alter only the last position
     np.testing.assert_allclose(mha(changed, causal=True)[0][:-1], mha(x, causal=True)[0][:-1], rtol=1e-12)
+
+
+# ---------------------------------------------------------------- fast path against the reference path
+# ``mha(...)`` runs the fast path; ``mha(..., reference=True)`` the readable formulas. In float64
+# they agree to 1e-12 (only the order of floating-point operations differs); in float32 to
+# rtol = atol = 1e-5 (a few float32 roundings of numbers of order one).
+import attnsig.attention as attention_module  # noqa: E402
+
+FAST_VS_REFERENCE_F64 = dict(rtol=1e-12, atol=1e-12)
+FAST_VS_REFERENCE_F32 = dict(rtol=1e-5, atol=1e-5)
+
+
+def _random_mha(e, h, rng, dtype=np.float64, bias=True):
+    mha = MultiHeadAttention(e, h, rng=rng, bias=bias, dtype=dtype)
+    if bias:  # zero biases would hide a bias bug
+        mha.in_proj_bias[:] = rng.normal(size=3 * e)
+        mha.out_proj_bias[:] = rng.normal(size=e)
+    return mha
+
+
+def _assert_fast_matches_reference(mha, *args, tol=FAST_VS_REFERENCE_F64, **kwargs):
+    out, w = mha(*args, **kwargs)
+    ref_out, ref_w = mha(*args, reference=True, **kwargs)
+    assert out.shape == ref_out.shape and w.shape == ref_w.shape
+    assert out.dtype == ref_out.dtype and w.dtype == ref_w.dtype
+    np.testing.assert_allclose(out, ref_out, **tol)
+    np.testing.assert_allclose(w, ref_w, **tol)
+    return out, w
+
+
+@pytest.fixture(params=["stacked", "blocks"])
+def regime(request, monkeypatch):
+    """Run a test through both kernels of the fast path; small blocks so that several blocks
+    of queries, of a size not dividing T, occur."""
+    if request.param == "stacked":
+        monkeypatch.setattr(attention_module, "_STACKED_BELOW", 10**9)
+    else:
+        monkeypatch.setattr(attention_module, "_STACKED_BELOW", 0)
+        monkeypatch.setattr(attention_module, "_BLOCK_SCORES", 3 * 11)  # 3 query rows when S = 11
+    return request.param
+
+
+def test_fast_self_attention_causal_and_masks(regime):
+    rng = np.random.default_rng(101)
+    mha = _random_mha(12, 3, rng)
+    x = rng.normal(size=(2, 11, 12))  # (B, T, E)
+    allowed = rng.random((2, 11, 11)) < 0.5
+    allowed[0, 4] = False  # a fully masked query row: zero weights and the output is the bias
+    allowed[1, :, 0] = True
+    x_before = x.copy()
+    _assert_fast_matches_reference(mha, x)
+    _assert_fast_matches_reference(mha, x, causal=True)
+    _, w = _assert_fast_matches_reference(mha, x, mask=allowed)
+    np.testing.assert_array_equal(w[0, :, 4], 0.0)
+    _, w = _assert_fast_matches_reference(mha, x, mask=allowed, causal=True)
+    np.testing.assert_array_equal(w[0, :, 4], 0.0)
+    np.testing.assert_array_equal(np.triu(w, 1), 0.0)  # causal: nothing above the diagonal
+    _assert_fast_matches_reference(mha, x, x, x, causal=True)  # the same array thrice: fused path
+    np.testing.assert_array_equal(x, x_before)  # the in-place kernels never touch the input
+
+
+@pytest.mark.parametrize("t, s", [(11, 7), (7, 11)])
+def test_fast_cross_attention_and_rectangular_causal(regime, t, s):
+    rng = np.random.default_rng(t * 100 + s)
+    mha = _random_mha(8, 2, rng)
+    x, memory, values = rng.normal(size=(3, t, 8)), rng.normal(size=(3, s, 8)), rng.normal(size=(3, s, 8))
+    allowed = rng.random((t, s)) < 0.6
+    allowed[-1] = False
+    _assert_fast_matches_reference(mha, x, memory)  # keys = values: fused (E, 2E) projection
+    _assert_fast_matches_reference(mha, x, memory, values)  # three separate projections
+    _assert_fast_matches_reference(mha, x, memory, values, mask=allowed, causal=True)
+    _assert_fast_matches_reference(mha, x, memory, memory, causal=True)
+
+
+def test_fast_batch_axes_broadcast_and_no_bias(regime):
+    rng = np.random.default_rng(103)
+    mha = _random_mha(8, 4, rng, bias=False)
+    x = rng.normal(size=(2, 3, 11, 8))  # (B1, B2, T, E)
+    memory = rng.normal(size=(3, 11, 8))  # (B2, S, E): broadcast against (B1, B2)
+    allowed = rng.random((3, 1, 11)) < 0.5  # (B2, 1, S): broadcast over queries
+    out, w = _assert_fast_matches_reference(mha, x, memory, mask=allowed, causal=True)
+    assert out.shape == (2, 3, 11, 8) and w.shape == (2, 3, 4, 11, 11)
+    _assert_fast_matches_reference(mha, x[0, 0], memory)  # unbatched query, batched memory
+    _assert_fast_matches_reference(mha, x, mask=np.array([True] * 10 + [False]))  # (S,) mask
+    _assert_fast_matches_reference(mha, np.asfortranarray(x[0, 0]))  # non-contiguous input
+
+
+def test_fast_float32_stays_float32(regime):
+    rng = np.random.default_rng(104)
+    mha = _random_mha(16, 4, rng, dtype=np.float32)
+    x = rng.normal(size=(2, 11, 16)).astype(np.float32)
+    out, w = _assert_fast_matches_reference(mha, x, causal=True, tol=FAST_VS_REFERENCE_F32)
+    assert out.dtype == np.float32 and w.dtype == np.float32
+    # ... and agrees with the float64 computation to float32 accuracy.
+    mha64 = MultiHeadAttention.from_weights(*(a.astype(np.float64) for a in (
+        mha.in_proj_weight, mha.in_proj_bias, mha.out_proj_weight, mha.out_proj_bias)), 4)
+    np.testing.assert_allclose(out, mha64(x.astype(np.float64), causal=True)[0], **FAST_VS_REFERENCE_F32)
+
+
+def test_fast_path_defers_infinities_and_errors_to_the_reference(regime):
+    rng = np.random.default_rng(105)
+    # Scores that overflow to +inf: the reference defines the weights (uniform over the +inf
+    # entries); the fast path must give exactly the same, not NaN.
+    mha = MultiHeadAttention.from_weights(np.vstack([np.eye(4)] * 3), None, np.eye(4), None, 2)
+    x = rng.normal(size=(11, 4))
+    x[3] = 1e160  # q . k = 2e320 overflows float64 for this position's queries and keys
+    with pytest.warns(RuntimeWarning, match="overflow"):  # the reference's warning, from both
+        out, w = mha(x)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        ref_out, ref_w = mha(x, reference=True)
+    np.testing.assert_array_equal(w, ref_w)
+    np.testing.assert_array_equal(out, ref_out)
+    assert np.isfinite(w).all()
+    np.testing.assert_array_equal(w[:, 3, 3], 1.0)  # query 3 puts all its weight on key 3
+    # A projection that overflows to inf is refused by both paths with the same message.
+    big = MultiHeadAttention.from_weights(np.full((12, 4), 1e308), None, np.eye(4), None, 2)
+    for reference in (False, True):
+        with pytest.raises(ValueError, match="q contains an infinite entry"), \
+                pytest.warns(RuntimeWarning, match="overflow"):
+            big(np.ones((3, 4)), reference=reference)
+
+
+def test_fast_path_matches_torch_at_a_blocked_size():
+    """The default path on a size that uses the blocked kernel (T * S >= _STACKED_BELOW)."""
+    rng = np.random.default_rng(106)
+    module, ours = _torch_mha(16, 4, rng)
+    t = 130
+    assert t * t >= attention_module._STACKED_BELOW
+    x = rng.normal(size=(2, t, 16))
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(t, dtype=torch.float64)
+    with torch.no_grad():
+        t_out, t_w = module(*(torch.from_numpy(x),) * 3, attn_mask=causal, average_attn_weights=False)
+    out, w = ours(x, causal=True)
+    np.testing.assert_allclose(out, t_out.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w, t_w.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.sampled_from([(4, 1), (4, 2), (6, 3)]),
+       st.booleans(), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
+def test_fast_equals_reference_property(t, s, e_h, causal, use_mask, blocked, seed):
+    rng = np.random.default_rng(seed)
+    e, h = e_h
+    mha = _random_mha(e, h, rng)
+    x, memory = rng.normal(size=(2, t, e)), rng.normal(size=(2, s, e))
+    allowed = rng.random((2, t, s)) < 0.5 if use_mask else None  # fully masked rows happen
+    saved = attention_module._STACKED_BELOW, attention_module._BLOCK_SCORES
+    try:
+        if blocked:
+            attention_module._STACKED_BELOW, attention_module._BLOCK_SCORES = 0, 2 * s
+        _assert_fast_matches_reference(mha, x, memory, mask=allowed, causal=causal)
+    finally:
+        attention_module._STACKED_BELOW, attention_module._BLOCK_SCORES = saved

@@ -325,8 +325,13 @@ class MultiHeadAttention:
             mask = check_bool_array(mask, "mask")
             batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
             _check_mask_shape(mask, batch + (query.shape[-2], key.shape[-2]))
+            if mask.ndim < 2:  # a scalar or (S,) mask: give it explicit (T, S) axes
+                mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # (1 | T, S)
         if not reference:
-            fast = self._fast_forward(query, key, value, mask, bool(causal))
+            # Silent floating-point errors: whatever overflows is detected and handed to the
+            # reference below, which then emits its own warnings once.
+            with np.errstate(all="ignore"):
+                fast = self._fast_forward(query, key, value, mask, bool(causal))
             if fast is not None:
                 return fast
         # The reference also serves every case the fast path declines (non-finite intermediates,
