@@ -207,7 +207,7 @@ def test_bad_input_to_helpers():
 # Fast path against the reference, and against an independent library
 # --------------------------------------------------------------------------------------------------
 
-SHAPES_AND_DEPTHS = [((2, 1), 3), ((2, 3), 1), ((5, 3), 4), ((3, 7, 2), 5), ((2, 3, 6, 3), 3),
+SHAPES_AND_DEPTHS = [((50, 6, 2), 4), ((33, 3, 3), 3), ((2, 1), 3), ((2, 3), 1), ((5, 3), 4), ((3, 7, 2), 5), ((2, 3, 6, 3), 3),
                      ((40, 4), 4), ((1, 12, 1), 6), ((9, 2, 5), 3)]
 
 
@@ -218,15 +218,37 @@ def test_fast_equals_reference(shape, depth):
     np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize(("max_entries", "chunk_entries"), [(0, 1 << 16), (1 << 22, 1), (1 << 22, 50)])
-def test_every_algorithm_and_chunking_equals_reference(monkeypatch, max_entries, chunk_entries):
-    monkeypatch.setattr(sigmod, "_MAX_TRAJECTORY_ENTRIES", max_entries)
-    monkeypatch.setattr(sigmod, "_CHUNK_TRAJECTORY_ENTRIES", chunk_entries)
+@pytest.mark.parametrize(("min_batch", "mitm_chunk", "max_mitm", "segment_chunk"), [
+    (0, 1 << 17, 1 << 24, 1 << 17),       # always the per-segment update, one chunk
+    (0, 1 << 17, 1 << 24, 1),             # per-segment update, one path per chunk
+    (10**9, 1 << 24, 1 << 24, 1 << 17),   # always meet-in-the-middle, one chunk
+    (10**9, 1, 1 << 24, 1 << 17),         # meet-in-the-middle, one path per chunk
+    (10**9, 1 << 17, 0, 1 << 17),         # paths too big for meet-in-the-middle: per-segment fallback
+])
+def test_every_algorithm_and_chunking_equals_reference(monkeypatch, min_batch, mitm_chunk, max_mitm, segment_chunk):
+    monkeypatch.setattr(sigmod, "_MIN_BATCH_FOR_SEGMENTS", min_batch)
+    monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
+    monkeypatch.setattr(sigmod, "_MAX_MEET_IN_MIDDLE_ENTRIES", max_mitm)
+    monkeypatch.setattr(sigmod, "_SEGMENT_CHUNK_ENTRIES", segment_chunk)
     rng = np.random.default_rng(4)
     for shape, depth in SHAPES_AND_DEPTHS:
         path = _random_path(rng, shape)
         np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth),
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_meet_in_middle_every_split_equals_reference(monkeypatch, d, depth):
+    rng = np.random.default_rng(10 * d + depth)
+    for length in (2, 3, 8):
+        path = _random_path(rng, (2, length, d))
+        expected = signature_reference(path, depth)
+        for split in range(1, depth + 1):
+            monkeypatch.setattr(sigmod, "_meet_in_middle_split", lambda depth, split=split: split)
+            points = np.ascontiguousarray(path.transpose(2, 0, 1))  # (d, B, L)
+            np.testing.assert_allclose(sigmod._signature_meet_in_middle(points, depth).T, expected,
+                                       rtol=1e-12, atol=1e-12, err_msg=f"split {split}")
 
 
 def test_long_path_equals_reference():

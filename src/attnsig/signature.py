@@ -43,6 +43,7 @@ would not fit in memory falls back to a per-segment Horner update of the running
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -62,11 +63,20 @@ __all__ = [
     "time_augment",
 ]
 
-# Above this many float64 entries of the largest level trajectory (d**(depth-1) * N per path), the
-# cumulative-sum method would need too much memory: use the per-segment update instead.
-_MAX_TRAJECTORY_ENTRIES = 1 << 22
-# Target number of entries of the largest trajectory in one batch chunk (keeps chunks near cache).
-_CHUNK_TRAJECTORY_ENTRIES = 1 << 16
+# Algorithm choice (measured with benchmarks/bench_signature.py on a 2-core machine): from this many
+# paths on, and for paths of at most _MAX_SEGMENTS_FOR_LOOP segments, the per-segment update
+# amortises its Python loop over a wide batch and is as fast or faster; otherwise the
+# meet-in-the-middle method, whose Python overhead does not grow with the path length, wins.
+_MIN_BATCH_FOR_SEGMENTS = 32
+_MAX_SEGMENTS_FOR_LOOP = 256
+# The meet-in-the-middle method holds whole trajectories: paths are processed in chunks of about
+# this many float64 entries (0.5 MB, near the cache), and a single path that would need more
+# than the second bound (about 128 MB) goes to the per-segment update, whose memory is one
+# signature per path.
+_MEET_IN_MIDDLE_CHUNK_ENTRIES = 1 << 16
+_MAX_MEET_IN_MIDDLE_ENTRIES = 1 << 24
+# The per-segment update holds a few signatures per path: chunks of paths keep them near the cache.
+_SEGMENT_CHUNK_ENTRIES = 1 << 17
 
 
 # --------------------------------------------------------------------------------------------------
@@ -316,6 +326,13 @@ def signature(path: Any, depth: int) -> np.ndarray:
     ValueError
         If ``path`` has fewer than two axes, no points (``L = 0``), ``d = 0``, or a NaN/inf entry,
         or if ``depth < 1``.
+
+    Notes
+    -----
+    The algorithm is chosen by shape (both give the reference's numbers up to rounding): a wide
+    batch of short paths uses :func:`_signature_by_segments` (one vectorised Horner update per
+    segment, the batch innermost); otherwise :func:`_signature_meet_in_middle` (whole-path array
+    operations and one matrix product), whose Python overhead does not grow with the path length.
     """
     x = _as_path(path)
     depth = _check_depth(depth)
@@ -324,31 +341,43 @@ def signature(path: Any, depth: int) -> np.ndarray:
     dim = signature_dim(d, depth)
     if length == 1 or batch == 0:
         return np.zeros(tuple(batch_shape) + (dim,))
-    segments = length - 1
     flat_paths = x.reshape(batch, length, d)  # (B, L, d)
-    # Letter-major increments: the batch innermost, so tensor products broadcast over long rows.
-    increments = np.ascontiguousarray(np.diff(flat_paths, axis=1).transpose(2, 1, 0))  # (d, N, B)
-
-    trajectory_entries = d ** (depth - 1) * segments  # largest trajectory, per path
-    if trajectory_entries > _MAX_TRAJECTORY_ENTRIES:
-        sig_letter_major = _signature_by_segments(increments, depth)  # (D, B)
-    else:
-        chunk = max(1, _CHUNK_TRAJECTORY_ENTRIES // trajectory_entries)
-        sig_letter_major = np.empty((dim, batch))
+    per_path = _meet_in_middle_entries(d, depth, length - 1)
+    wide_and_short = batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
+    if wide_and_short or per_path > _MAX_MEET_IN_MIDDLE_ENTRIES:
+        out = np.empty((batch, dim))
+        chunk = max(1, _SEGMENT_CHUNK_ENTRIES // d**depth)
         for start in range(0, batch, chunk):
             stop = min(batch, start + chunk)
-            sig_letter_major[:, start:stop] = _signature_by_cumsum(
-                np.ascontiguousarray(increments[:, :, start:stop]), depth)
-    return sig_letter_major.T.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+            increments = np.ascontiguousarray(
+                np.diff(flat_paths[start:stop], axis=1).transpose(1, 2, 0))  # (N, d, B_chunk)
+            out[start:stop] = _signature_by_segments(increments, depth).T  # (B_chunk, D)
+    else:
+        out = np.empty((batch, dim))
+        chunk = max(1, _MEET_IN_MIDDLE_CHUNK_ENTRIES // per_path)
+        for start in range(0, batch, chunk):
+            stop = min(batch, start + chunk)
+            points = np.ascontiguousarray(flat_paths[start:stop].transpose(2, 0, 1))  # (d, B_chunk, L)
+            out[start:stop] = _signature_meet_in_middle(points, depth).T  # (B_chunk, D)
+    return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
 
 
-def _signature_by_cumsum(increments: np.ndarray, depth: int) -> np.ndarray:
-    """Signature from per-level trajectories (exclusive cumulative sums over segments).
+def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
+    """Signature by one vectorised Horner update of the running signature per segment.
+
+    With the running signature ``S`` and the segment increment ``D``, level ``k`` becomes
+
+        S_k + (S_{k-1} + (S_{k-2} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D,
+
+    which is ``sum_j S_{k-j} (x) D^{(x)j} / j!`` (Chen with the segment exponential) evaluated by
+    Horner's rule; levels are updated from the top down, so each reads the old lower levels. Every
+    array is letter-major with the batch innermost, so a tensor product with ``D`` is a broadcast
+    multiply over rows of length ``B``, and the Python loop runs once per segment, not per path.
 
     Parameters
     ----------
-    increments : ndarray, shape (d, N, B)
-        Letter-major increments: ``increments[:, n, b]`` is segment ``n`` of path ``b``.
+    increments : ndarray, shape (N, d, B)
+        ``increments[n, :, b]`` is segment ``n`` of path ``b``.
     depth : int
 
     Returns
@@ -356,64 +385,161 @@ def _signature_by_cumsum(increments: np.ndarray, depth: int) -> np.ndarray:
     ndarray, shape (signature_dim(d, depth), B)
         Letter-major signature.
     """
-    d, segments, batch = increments.shape
-    result = []
-    # prefixes[m] = P_m, shape (d**m, N, B): level m of the signature before each segment.
-    prefixes: list[np.ndarray | None] = [None]  # P_0 = 1 is never stored
-    for k in range(1, depth + 1):
-        # Horner for U_{k-1} = P_{k-1} + P_{k-2} (x) D / 2! + ... + D^{(x)(k-1)} / k!, shape (d**(k-1), N, B)
-        if k == 1:
-            u = None  # U_0 = 1
-        else:
-            u = increments / k  # P_0 (x) D / k
-            for m in range(1, k - 1):
-                u = ((prefixes[m] + u)[:, None] * (increments / (k - m))[None]).reshape(
-                    d ** (m + 1), segments, batch)  # (d**(m+1), N, B)
-            u = prefixes[k - 1] + u
-        if k == depth:
-            # Top level: only the total is needed, S_k = sum_n U_{k-1}(n) (x) D_n, a contraction over n.
-            if u is None:
-                result.append(increments.sum(axis=1))  # (d, B)
-            else:
-                top = np.einsum("anb,cnb->acb", u, increments, optimize=True)  # (d**(k-1), d, B)
-                result.append(top.reshape(d**k, batch))  # (d**k, B)
-            break
-        # Lower level: the whole trajectory, an inclusive cumulative sum written after a zero row.
-        steps = increments if u is None else (u[:, None] * increments[None]).reshape(
-            d**k, segments, batch)  # (d**k, N, B)
-        running = np.empty((d**k, segments + 1, batch))
-        running[:, 0] = 0.0
-        np.cumsum(steps, axis=1, out=running[:, 1:])
-        prefixes.append(running[:, :-1])  # P_k before each segment, (d**k, N, B)
-        result.append(running[:, -1])  # S_k of the whole path, (d**k, B)
-    return np.concatenate(result, axis=0)  # (D, B)
+    segments, d, batch = increments.shape
+    # scaled[s] = D / s for s = 1..depth, computed once for all segments: (N, d, B) each
+    scaled = [increments] + [increments / s for s in range(1, depth + 1)]
+    running = [np.zeros((d**k, batch)) for k in range(1, depth + 1)]  # running[k-1]: (d**k, B)
+    sums = [np.empty((d**m, batch)) for m in range(depth)]  # scratch: S_m + acc, (d**m, B)
+    products = [np.empty((d**m, batch)) for m in range(depth + 1)]  # scratch: tensor products
+    for n in range(segments):
+        for k in range(depth, 1, -1):
+            acc = scaled[k][n]  # D / k, (d, B)
+            for m in range(1, k):
+                np.add(running[m - 1], acc, out=sums[m])  # (d**m, B)
+                np.multiply(sums[m].reshape(d**m, 1, batch), scaled[k - m][n].reshape(1, d, batch),
+                            out=products[m + 1].reshape(d**m, d, batch))  # (d**m, d, B)
+                acc = products[m + 1]  # (d**(m+1), B)
+            np.add(running[k - 1], acc, out=running[k - 1])
+        np.add(running[0], increments[n], out=running[0])
+    return np.concatenate(running, axis=0)  # (D, B)
 
 
-def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
-    """Signature by a per-segment Horner update of the running signature (low memory).
+def _meet_in_middle_split(depth: int) -> int:
+    """Level ``q`` at which the meet-in-the-middle method splits words (see its docstring)."""
+    return depth // 2 + 1
 
-    For each segment, level ``k`` becomes ``S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D``,
-    the top level first so that the lower levels it reads are still the old ones.
+
+def _meet_in_middle_entries(d: int, depth: int, segments: int) -> int:
+    """Float64 entries per path of the largest arrays of the meet-in-the-middle method (a bound)."""
+    split = _meet_in_middle_split(depth)
+    blocks = depth - split + 1
+    return (d**split + sum(d**r for r in range(1, depth - split + 1))) * blocks * segments + \
+        2 * sum(d**m for m in range(1, max(split, depth - split + 1))) * segments
+
+
+def _tensor_traj(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Tensor product along trajectories: a (d**i, B, N) and b (d**j, B, N) -> (d**(i+j), B, N)."""
+    return (a[:, None] * b[None]).reshape((-1,) + a.shape[1:])  # (d**(i+j), B, N)
+
+
+def _exclusive_prefix(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``prefix[..., n] = sum_{m<n} steps[..., m]`` and the total ``sum_m steps[..., m]``."""
+    running = np.cumsum(steps, axis=-1)
+    prefix = np.empty_like(steps)
+    prefix[..., 0] = 0.0
+    prefix[..., 1:] = running[..., :-1]
+    return prefix, running[..., -1]
+
+
+def _exclusive_suffix(steps: np.ndarray) -> np.ndarray:
+    """``suffix[..., n] = sum_{m>n} steps[..., m]``."""
+    running = np.cumsum(steps[..., ::-1], axis=-1)[..., ::-1]
+    suffix = np.empty_like(steps)
+    suffix[..., -1] = 0.0
+    suffix[..., :-1] = running[..., 1:]
+    return suffix
+
+
+def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
+    """Signature from prefix and suffix trajectories of low level and one matrix product.
+
+    Group the iterated integral of a word ``w`` of length ``k`` by the segment ``n`` that holds its
+    ``q``-th letter, and by how many letters before (``a``) and after (``b``) share that segment.
+    With ``P_i(n)`` the level-``i`` signature of the path before segment ``n``, ``Q_j(n)`` that of
+    the path after it, and ``D_n`` the increment,
+
+        S_k = sum_n sum_{a, b} P_{q-1-a}(n) (x) D_n^{(x)(a+1+b)} / (a+1+b)! (x) Q_{k-q-b}(n)
+            = sum_b sum_n L_b(n) (x) R_b(n),
+        L_b = sum_a P_{q-1-a} (x) D^{(x)(a+1)} / (a+1+b)!,   R_b = D^{(x)b} (x) Q_{k-q-b},
+
+    a contraction over ``n`` of left factors of level ``q`` with right factors of level ``k - q``:
+    one matrix product gives every level above ``q`` at once. Only trajectories up to level
+    ``max(q - 1, depth - q)`` (about half the depth) are needed, as cumulative sums, and every
+    operation runs over whole paths, so the Python overhead does not grow with the path length.
+    Levels up to ``q`` are sums over ``n`` of the left factors with ``b = 0`` (the level's
+    increment per segment).
+
+    Arrays are letter-major, ``(d**m, B, N)``: a tensor product is a broadcast multiply over
+    contiguous rows of length ``B N``, and each path's slice is a strided matrix that the final
+    matrix product hands to BLAS without copying.
 
     Parameters
     ----------
-    increments : ndarray, shape (d, N, B)
+    points : ndarray, shape (d, B, L)
+        Points of each path, time innermost, ``L >= 2``.
+    depth : int
 
     Returns
     -------
     ndarray, shape (signature_dim(d, depth), B)
+        Letter-major signature.
     """
-    d, segments, batch = increments.shape
-    running = [np.zeros((d**k, batch)) for k in range(1, depth + 1)]  # running[k-1]: (d**k, B)
-    for n in range(segments):
-        delta = increments[:, n]  # (d, B)
-        for k in range(depth, 0, -1):
-            acc = delta / k  # (d, B)
-            for m in range(1, k):
-                acc = ((running[m - 1] + acc)[:, None] * (delta / (k - m))[None]).reshape(
-                    d ** (m + 1), batch)  # (d**(m+1), B)
-            running[k - 1] += acc
-    return np.concatenate(running, axis=0)  # (D, B)
+    d, batch, length = points.shape
+    segments = length - 1
+    split = min(_meet_in_middle_split(depth), depth)
+    top_right = depth - split  # highest level needed on the right
+    increments = np.diff(points, axis=-1)  # (d, B, N)
+    scaled = [increments] + [increments / s for s in range(1, depth + 2)]  # scaled[s] = D / s
+    out: list[np.ndarray] = [np.empty(0)] * (depth + 1)
+    out[1] = points[..., -1] - points[..., 0]  # (d, B)
+    prefixes = [np.ones(1), points[..., :-1] - points[..., :1]]  # P_1(n) = X_n - X_0, (d, B, N)
+
+    def left_factor(level: int, b: int) -> np.ndarray:
+        """L_b for words split at ``level``: sum_a P_{level-1-a} (x) D^{a+1} / (a+1+b)!, (d**level, B, N)."""
+        if level == 1:
+            return increments / math.factorial(1 + b)
+        acc = scaled[level + b]  # Horner from the innermost term, P_0 (x) D / (level + b)
+        for a in range(level - 2, 0, -1):
+            acc = _tensor_traj(prefixes[level - 1 - a] + acc, scaled[a + 1 + b])
+        acc = _tensor_traj(prefixes[level - 1] + acc, increments)
+        return acc / math.factorial(1 + b) if b else acc
+
+    for level in range(2, split):  # prefix trajectories P_2 .. P_{q-1}
+        prefix, total = _exclusive_prefix(left_factor(level, 0))
+        prefixes.append(prefix)  # (d**level, B, N)
+        out[level] = total
+    if top_right == 0:  # depth <= 1 leaves nothing to the right of the split
+        if split >= 2:
+            out[split] = left_factor(split, 0).sum(axis=-1)
+        return np.concatenate(out[1:], axis=0)  # (D, B)
+
+    # suffix trajectories Q_1 .. Q_{depth-q}: Q_j(n) = sum_{m>n} D_m (x) (Q_{j-1} + D_m/2 (x) (... + D_m/j))
+    suffixes = [np.ones(1), points[..., -1:] - points[..., 1:]]  # Q_1(n) = X_end - X_{n+1}, (d, B, N)
+    for level in range(2, top_right + 1):
+        acc = scaled[level]
+        for i in range(1, level):
+            acc = _tensor_traj(scaled[level - i], suffixes[i] + acc)
+        suffixes.append(_exclusive_suffix(acc))  # (d**level, B, N)
+    powers = [np.ones(1), increments]  # D^{(x)b}, (d**b, B, N)
+    for b in range(2, top_right + 1):
+        powers.append(_tensor_traj(powers[-1], increments))
+
+    # Left factors side by side along n, right factors stacked by level: (d**q, B, (r+1) N) and
+    # (d + ... + d**r, B, (r+1) N); right blocks with b > level - q are zero.
+    left_blocks = [left_factor(split, b) for b in range(top_right + 1)]  # each (d**q, B, N)
+    left = np.concatenate(left_blocks, axis=-1)  # (d**q, B, (r+1) N)
+    right_rows = sum(d**r for r in range(1, top_right + 1))
+    right = np.zeros((right_rows, batch, (top_right + 1) * segments))
+    row = 0
+    for r in range(1, top_right + 1):
+        for b in range(r + 1):
+            if b == 0:
+                block = suffixes[r]
+            elif b == r:
+                block = powers[r]
+            else:
+                block = _tensor_traj(powers[b], suffixes[r - b])
+            right[row:row + d**r, :, b * segments:(b + 1) * segments] = block
+        row += d**r
+    # One matrix product per path; the transposed views are strided matrices that BLAS reads as is.
+    contracted = np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0))  # (B, d**q, d + ... + d**r)
+    if split >= 2:
+        out[split] = left_blocks[0].sum(axis=-1)  # (d**q, B); a contiguous sum, fast
+    row = 0
+    for r in range(1, top_right + 1):
+        out[split + r] = contracted[:, :, row:row + d**r].reshape(batch, d ** (split + r)).T  # (d**(q+r), B)
+        row += d**r
+    return np.concatenate(out[1:], axis=0)  # (D, B)
 
 
 # --------------------------------------------------------------------------------------------------
