@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"running {BENCHMARKS[name].name} ...", file=sys.stderr, flush=True)
         ok, text = run_benchmark(name, BENCHMARKS[name])
         all_ok &= ok
-        lines += ["", f"## {name.capitalize()}", "", text]
+        # A script that prints its own "## ..." heading keeps it; the others get one.
+        lines += [""] + ([] if text.startswith("## ") else [f"## {name.capitalize()}", ""]) + [text]
     lines += ["", f"- load average (1/5/15 min) at the end: {load_average()}"]
     report = "\n".join(lines) + "\n"
     print(report)
