@@ -1,0 +1,170 @@
+"""How fast is attnsig.signature? A side-by-side comparison with iisignature and pysiglib.
+
+Run from the repository root (peers are optional; a missing one is reported and left out):
+
+    .venv/bin/pip install setuptools && .venv/bin/pip install --no-build-isolation iisignature
+    .venv/bin/pip install pysiglib            # after the CPU build of torch is installed
+    .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
+
+Method: every library runs with one thread (OMP/OpenBLAS/MKL threads set to 1 before NumPy is
+imported, ``torch.set_num_threads(1)``, pysiglib with ``n_jobs=1``). In each round every library
+computes the same signature once (short cases repeat the call to fill ~20 ms and report the mean
+per call); the rounds interleave the libraries so that slow phases of a shared machine hit all of
+them alike. The table gives the median over rounds of the process CPU time (robust to other
+processes competing for the cores) and of the wall time, and the median over rounds of the
+per-round ratio attnsig / peer. Before timing, each peer's output is checked against attnsig's.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"  # before NumPy (and its BLAS) is imported
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from attnsig.signature import signature, signature_reference  # noqa: E402
+
+Case = tuple[str, np.ndarray, int]
+
+
+def load_peers() -> tuple[dict[str, Callable[[np.ndarray, int], np.ndarray]], list[str]]:
+    """Installed peers as functions (path, depth) -> signature without level 0, and notes on the missing."""
+    peers: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {}
+    missing = []
+    try:
+        import iisignature
+
+        peers["iisignature"] = iisignature.sig
+    except ImportError:
+        missing.append("iisignature is not installed: left out (pip install --no-build-isolation iisignature)")
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        import pysiglib
+
+        peers["pysiglib"] = lambda path, depth: pysiglib.sig(path, depth, n_jobs=1)
+    except ImportError:
+        missing.append("pysiglib is not installed: left out (install the CPU torch first, then pip install pysiglib)")
+    return peers, missing
+
+
+def machine_description() -> str:
+    """CPU model, cores, load, NumPy/BLAS and library versions, for the record."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    lines = [f"- CPU: {cpu}, {os.cpu_count()} logical cores",
+             f"- OS: {platform.platform()}; Python {platform.python_version()}; NumPy {np.__version__}"]
+    if hasattr(os, "getloadavg"):
+        lines.append("- load average at start: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    try:
+        from threadpoolctl import threadpool_info
+
+        for pool in threadpool_info():
+            lines.append(f"- BLAS: {pool.get('internal_api')} {pool.get('version')} "
+                         f"({pool.get('architecture')}), {pool.get('num_threads')} thread(s)")
+    except ImportError:
+        pass
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if name in os.environ:
+            lines.append(f"- {name}={os.environ[name]} is set (it can slow NumPy's BLAS)")
+    for module in ("iisignature", "pysiglib", "torch"):
+        if module in sys.modules:
+            lines.append(f"- {module} {getattr(sys.modules[module], '__version__', '?')}")
+    return "\n".join(lines)
+
+
+def cases(more: bool) -> list[Case]:
+    """The benchmark shapes: (description, path, depth). Seeded random walks."""
+    rng = np.random.default_rng(0)
+    chosen = [("batch of 1000 paths, L=100, d=3, depth 4", rng.standard_normal((1000, 100, 3)).cumsum(axis=1), 4),
+              ("one path, L=1000, d=2, depth 6", rng.standard_normal((1000, 2)).cumsum(axis=0), 6)]
+    if more:
+        chosen += [("batch of 32 paths, L=1000, d=2, depth 6", rng.standard_normal((32, 1000, 2)).cumsum(axis=1), 6),
+                   ("batch of 1000 paths, L=10, d=5, depth 3", rng.standard_normal((1000, 10, 5)).cumsum(axis=1), 3),
+                   ("one path, L=100, d=3, depth 4", rng.standard_normal((100, 3)).cumsum(axis=0), 4)]
+    return chosen
+
+
+def check_agreement(path: np.ndarray, depth: int, peers: dict) -> list[str]:
+    """attnsig against its own reference (relative to the signature's size) and against each peer."""
+    ours = signature(path, depth)
+    scale = np.max(np.abs(ours))
+    notes = [f"|attnsig - reference| / max|S| = {np.max(np.abs(ours - signature_reference(path, depth))) / scale:.1e}"]
+    for name, peer in peers.items():
+        theirs = np.asarray(peer(path, depth))
+        notes.append(f"|attnsig - {name}| / max|S| = {np.max(np.abs(ours - theirs)) / scale:.1e}")
+    return notes
+
+
+def time_interleaved(path: np.ndarray, depth: int, functions: dict, rounds: int) -> dict[str, dict[str, np.ndarray]]:
+    """Per-round (CPU, wall) seconds per call for each function, the functions interleaved."""
+    warm = {}
+    for name, function in functions.items():  # warm up and choose repetitions for ~20 ms samples
+        start = time.perf_counter()
+        function(path, depth)
+        warm[name] = time.perf_counter() - start
+    reps = {name: max(1, int(0.02 / max(seconds, 1e-6))) for name, seconds in warm.items()}
+    results = {name: {"cpu": np.empty(rounds), "wall": np.empty(rounds)} for name in functions}
+    for round_index in range(rounds):
+        for name, function in functions.items():
+            cpu, wall = time.process_time(), time.perf_counter()
+            for _ in range(reps[name]):
+                function(path, depth)
+            results[name]["cpu"][round_index] = (time.process_time() - cpu) / reps[name]
+            results[name]["wall"][round_index] = (time.perf_counter() - wall) / reps[name]
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (default 21)")
+    parser.add_argument("--more", action="store_true", help="also time a few other shapes")
+    args = parser.parse_args()
+
+    peers, missing = load_peers()
+    functions = {"attnsig": signature, **peers}
+    print("## Signatures: attnsig against peer libraries\n")
+    print(machine_description() + "\n")
+    for note in missing:
+        print(f"- {note}")
+    print(f"Medians over {args.rounds} interleaved rounds, one thread per library; ratio = attnsig / peer "
+          "(below 1: attnsig is faster), median of the per-round ratios.\n")
+    header = "| case | library | CPU time (ms) | wall time (ms) | ratio (CPU) | ratio (wall) |"
+    print(header)
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    notes = []
+    for description, path, depth in cases(args.more):
+        notes.append(f"{description}: " + "; ".join(check_agreement(path, depth, peers)))
+        results = time_interleaved(path, depth, functions, args.rounds)
+        ours = results["attnsig"]
+        for name, times in results.items():
+            if name == "attnsig":
+                ratio_cpu = ratio_wall = "1 (itself)"
+            else:
+                ratio_cpu = f"{np.median(ours['cpu'] / times['cpu']):.2f}"
+                ratio_wall = f"{np.median(ours['wall'] / times['wall']):.2f}"
+            print(f"| {description} | {name} | {np.median(times['cpu']) * 1e3:.3f} | "
+                  f"{np.median(times['wall']) * 1e3:.3f} | {ratio_cpu} | {ratio_wall} |")
+    print("\nAgreement (max difference relative to the largest entry):\n")
+    for note in notes:
+        print(f"- {note}")
+
+
+if __name__ == "__main__":
+    main()
