@@ -23,21 +23,18 @@ against the reference to 1e-12.
 
 How the fast path works
 -----------------------
-For a piecewise-linear path with increments ``D_1, ..., D_N`` let ``P_m(n)`` be level ``m`` of the
-signature of the path up to the start of segment ``n`` (``P_0 = 1``). Chen's identity with the
-segment exponential ``exp(D_n) = sum_j D_n^{(x)j} / j!`` gives, for every level ``k``,
+Pure NumPy, so the aim is few Python-level operations on large arrays. Two methods, chosen by shape
+in :func:`signature` (see ``benchmarks/bench_signature.py`` for the measurements behind the choice):
 
-    S_k = sum_n U_{k-1}(n) (x) D_n,
-    U_{k-1}(n) = P_{k-1}(n) + P_{k-2}(n) (x) D_n / 2! + ... + P_0 (x) D_n^{(x)(k-1)} / k!,
-
-and ``U_{k-1}`` is evaluated by Horner's rule. Level ``k``'s trajectory ``P_k`` is an (exclusive)
-cumulative sum over ``n`` of ``U_{k-1}(n) (x) D_n``, so all segments are handled at once by
-array operations, and the top level needs no trajectory: it is one contraction over ``n`` (a
-matrix product). The arrays are kept "letter-major", shape ``(d**m, N, B)`` with the batch ``B``
-innermost, so that every tensor product with an increment is a broadcast multiply over long
-contiguous rows. Batches are processed in chunks that fit in cache; a path whose trajectories
-would not fit in memory falls back to a per-segment Horner update of the running signature
-(``_signature_by_segments``), which needs memory for one signature per path only.
+* :func:`_signature_by_segments`, for a wide batch of short paths: one Horner update of the running
+  signature per segment, ``S_k <- S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D``,
+  on letter-major arrays ``(d**k, B)`` with the batch innermost; the Python loop runs once per
+  segment for the whole batch, and memory is a few signatures per path.
+* :func:`_signature_meet_in_middle`, for a few long paths: the words of each level are split at
+  their ``q``-th letter (``q`` about half the depth); prefix and suffix trajectories of level below
+  ``q`` and ``depth - q`` are cumulative sums over the segments, and all levels above ``q`` come
+  from one matrix product per path of "left" and "right" factors. The Python overhead does not grow
+  with the path length.
 """
 
 from __future__ import annotations
@@ -75,8 +72,9 @@ _MAX_SEGMENTS_FOR_LOOP = 256
 # signature per path.
 _MEET_IN_MIDDLE_CHUNK_ENTRIES = 1 << 16
 _MAX_MEET_IN_MIDDLE_ENTRIES = 1 << 24
-# The per-segment update holds a few signatures per path: chunks of paths keep them near the cache.
-_SEGMENT_CHUNK_ENTRIES = 1 << 17
+# The per-segment update holds a few signatures per path: chunks of about this many top-level
+# entries (d**depth per path; 400 paths at d = 3, depth 4) keep them near the cache.
+_SEGMENT_CHUNK_ENTRIES = 1 << 15
 
 
 # --------------------------------------------------------------------------------------------------
