@@ -26,11 +26,11 @@ How the fast path works
 Pure NumPy, so the aim is few Python-level operations on large arrays. Two methods, chosen by shape
 in :func:`signature` (see ``benchmarks/bench_signature.py`` for the measurements behind the choice):
 
-* :func:`_signature_by_segments`, for a wide batch of short paths: one Horner update of the running
+* ``_signature_by_segments``, for a wide batch of short paths: one Horner update of the running
   signature per segment, ``S_k <- S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D``,
   on letter-major arrays ``(d**k, B)`` with the batch innermost; the Python loop runs once per
   segment for the whole batch, and memory is a few signatures per path.
-* :func:`_signature_meet_in_middle`, for a few long paths: the words of each level are split at
+* ``_signature_meet_in_middle``, for a few long paths: the words of each level are split at
   their ``q``-th letter (``q`` about half the depth); prefix and suffix trajectories of level below
   ``q`` and ``depth - q`` are cumulative sums over the segments, and all levels above ``q`` come
   from one matrix product per path of "left" and "right" factors. The Python overhead does not grow
@@ -328,8 +328,8 @@ def signature(path: Any, depth: int) -> np.ndarray:
     Notes
     -----
     The algorithm is chosen by shape (both give the reference's numbers up to rounding): a wide
-    batch of short paths uses :func:`_signature_by_segments` (one vectorised Horner update per
-    segment, the batch innermost); otherwise :func:`_signature_meet_in_middle` (whole-path array
+    batch of short paths uses ``_signature_by_segments`` (one vectorised Horner update per
+    segment, the batch innermost); otherwise ``_signature_meet_in_middle`` (whole-path array
     operations and one matrix product), whose Python overhead does not grow with the path length.
     """
     x = _as_path(path)
