@@ -328,6 +328,17 @@ def test_fast_batch_axes_broadcast_and_no_bias(regime):
     _assert_fast_matches_reference(mha, np.asfortranarray(x[0, 0]))  # non-contiguous input
 
 
+def test_fast_mixed_dtypes_promote_like_the_reference(regime):
+    rng = np.random.default_rng(107)
+    mha = _random_mha(8, 2, rng, dtype=np.float32)
+    x32 = rng.normal(size=(11, 8)).astype(np.float32)
+    _assert_fast_matches_reference(mha, x32.astype(np.float64), tol=FAST_VS_REFERENCE_F32)
+    _assert_fast_matches_reference(mha, x32, rng.normal(size=(11, 8)), tol=FAST_VS_REFERENCE_F32)
+    mha.out_proj_bias = mha.out_proj_bias.astype(np.float64)  # a float64 bias set by hand
+    out, _ = _assert_fast_matches_reference(mha, x32, tol=FAST_VS_REFERENCE_F32)
+    assert out.dtype == np.float64
+
+
 def test_fast_float32_stays_float32(regime):
     rng = np.random.default_rng(104)
     mha = _random_mha(16, 4, rng, dtype=np.float32)

@@ -430,7 +430,10 @@ def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.nd
     else:
         out = x @ weight.T  # (..., out)
     if bias is not None:
-        out += bias
+        if np.result_type(out, bias) == out.dtype:
+            out += bias
+        else:  # a wider bias (e.g. float64 on float32 products) promotes, as `out + bias` does
+            out = out + bias
     return out
 
 
