@@ -53,6 +53,28 @@ def strip_solutions(nb) -> tuple[object, list]:
     return nb, removed
 
 
+_LABEL = re.compile(r"^:label:\s*(\S+)|^\(([^)\s]+)\)=|^\s*:name:\s*(\S+)|\"name\":\s*\"([^\"]+)\"", re.M)
+_ROLE = re.compile(r"\{(?:prf:ref|ref|numref|eq)\}`(?:[^`<]*<)?([^`<>]+)>?`")
+HIDDEN_REFERENCE = "*(a result shown in the solutions, which this edition leaves out)*"
+
+
+def labels_defined(cells) -> set[str]:
+    """Labels, targets and figure names that the given cells define."""
+    found: set[str] = set()
+    for cell in cells:
+        for match in _LABEL.finditer(cell.source):
+            found.add(next(g for g in match.groups() if g))
+        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+        if figure.get("name"):
+            found.add(figure["name"])
+    return found
+
+
+def unlink_hidden(text: str, hidden: set[str]) -> str:
+    """Replace references to labels that the student edition removed by a plain phrase."""
+    return _ROLE.sub(lambda m: HIDDEN_REFERENCE if m.group(1).strip() in hidden else m.group(0), text)
+
+
 def student_config(config: dict) -> dict:
     config = dict(config)
     config["title"] = config.get("title", "") + " (student edition)"
@@ -83,8 +105,19 @@ def build() -> int:
     shutil.copytree(ROOT / "chapters", SOURCE / "chapters", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     (SOURCE / "_config.yml").write_text(yaml.safe_dump(student_config(config), sort_keys=False))
+    stripped, hidden = {}, set()
     for path in chapter_notebooks(SOURCE):
-        nb, _ = strip_solutions(nbformat.read(path, as_version=4))
+        nb, removed = strip_solutions(nbformat.read(path, as_version=4))
+        stripped[path] = nb
+        hidden |= labels_defined(removed)
+    # A reference from the text to a theorem or figure inside a solution would dangle.
+    for path, nb in stripped.items():
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = unlink_hidden(cell.source, hidden)
+    for page in sorted((SOURCE / "chapters").rglob("*.md")) + [SOURCE / "intro.md"]:
+        page.write_text(unlink_hidden(page.read_text(), hidden))
+    for path, nb in stripped.items():
         nbformat.write(nb, path)
         target = NOTEBOOKS / path.relative_to(SOURCE / "chapters")
         target.parent.mkdir(parents=True, exist_ok=True)
