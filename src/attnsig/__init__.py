@@ -1,2 +1,29 @@
-"""attnsig: the companion package of the executable textbook on attention and path signatures."""
+"""attnsig: the companion package of the executable textbook on attention and path signatures.
+
+One module per concept; import the one you need (``from attnsig import attention``):
+
+* ``attnsig.attention``: softmax, masks, scaled dot-product and multi-head attention
+* ``attnsig.positional``: sinusoidal position encodings
+* ``attnsig.lowrank``: truncated SVD and best low-rank approximation
+* ``attnsig.heads``: what one head (or two) can do: copying, averaging, noisy keys
+* ``attnsig.bounds``: query-length bounds for copying and averaging
+* ``attnsig.recurrent``: a vanilla RNN, Jacobians and dependency maps, cost counts
+* ``attnsig.synthesizer``: synthesizer attention beside key-query-value attention
+* ``attnsig.recall``: the constructive associative-recall transformer
+* ``attnsig.signature``: truncated path signatures, Chen's identity, Lévy area, time augmentation
+* ``attnsig.reconstruction``: recovering a path from signature terms of its time augmentation
+"""
+
 __version__ = "0.1.0"
+
+__all__ = ["attention", "positional", "lowrank", "heads", "bounds", "recurrent", "synthesizer", "recall",
+           "signature", "reconstruction"]
+
+
+def __getattr__(name: str):
+    # `import attnsig; attnsig.signature` works without importing every module up front.
+    if name in __all__:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'attnsig' has no attribute {name!r}")
