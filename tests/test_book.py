@@ -123,3 +123,12 @@ def test_student_edition_strips_solutions_and_unlinks_their_labels():
     text = student_edition.unlink_hidden(stripped.cells[1].source, hidden)
     assert "thm-x" not in text and "{ref}`ex-x`" in text
     assert student_edition.fingerprints([nbformat.v4.new_code_cell("total = compute_the_answer(first, second)")])
+
+
+def test_package_lists_every_module():
+    import attnsig
+
+    modules = sorted(p.stem for p in (ROOT / "src" / "attnsig").glob("*.py") if not p.stem.startswith("_"))
+    assert sorted(attnsig.__all__) == modules
+    for name in modules:
+        assert f"``attnsig.{name}``" in attnsig.__doc__, f"the package docstring does not describe {name}"
