@@ -7,13 +7,29 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attnsig import signature as sigmod
 from attnsig.signature import (chen, levels, levy_area, levy_area_matrix, signature, signature_dim,
                                signature_reference, time_augment, word_index, words)
+
+@pytest.fixture(params=["numba", "numpy"])
+def backend(request, monkeypatch):
+    """Run a test on each backend of ``signature``: the compiled kernels and the NumPy fallback.
+
+    The NumPy fallback is forced by the documented switch ``ATTNSIG_DISABLE_NUMBA=1``; the compiled
+    backend is skipped where numba is not installed.
+    """
+    if request.param == "numpy":
+        monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
+    else:
+        monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+        if sigmod._compiled_kernels() is None:
+            pytest.skip("numba is not installed: the compiled backend is unavailable")
+    return request.param
+
 
 UNIT_SQUARE_CCW = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
 
@@ -53,7 +69,7 @@ def test_word_index_round_trips(d, depth):
         assert word_index(list(w), d) == word_index(np.array(w), d)
 
 
-def test_levels_shapes_and_entries():
+def test_levels_shapes_and_entries(backend):
     rng = np.random.default_rng(0)
     path = _random_path(rng, (4, 6, 3))
     sig = signature(path, 3)
@@ -67,7 +83,7 @@ def test_levels_shapes_and_entries():
 # Hand-known signatures
 # --------------------------------------------------------------------------------------------------
 
-def test_one_dimensional_path_levels_are_powers():
+def test_one_dimensional_path_levels_are_powers(backend):
     path = np.array([[0.5], [2.0], [-1.0], [1.5]])  # total increment 1.0, not monotone
     depth = 6
     delta = path[-1, 0] - path[0, 0]
@@ -75,7 +91,7 @@ def test_one_dimensional_path_levels_are_powers():
     np.testing.assert_allclose(signature(path, depth), expected, rtol=1e-14, atol=1e-14)
 
 
-def test_straight_segment_levels_are_tensor_powers():
+def test_straight_segment_levels_are_tensor_powers(backend):
     rng = np.random.default_rng(1)
     start, delta = rng.standard_normal(3), rng.standard_normal(3)
     fractions = np.array([0.0, 0.1, 0.35, 0.35, 0.8, 1.0])  # collinear points, one repeated
@@ -88,14 +104,14 @@ def test_straight_segment_levels_are_tensor_powers():
         np.testing.assert_allclose(parts[k - 1], power / math.factorial(k), rtol=1e-13, atol=1e-14)
 
 
-def test_two_segments_by_hand():
+def test_two_segments_by_hand(backend):
     # Right then up: S^{01} = int x dy = 1, S^{10} = int y dx = 0, S^{ii} = 1/2.
     path = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
     second = levels(signature(path, 2), 2, 2)[1]
     np.testing.assert_allclose(second, [[0.5, 1.0], [0.0, 0.5]], atol=1e-15)
 
 
-def test_unit_square_levy_area():
+def test_unit_square_levy_area(backend):
     assert levy_area(UNIT_SQUARE_CCW) == pytest.approx(1.0, abs=1e-15)
     assert levy_area(UNIT_SQUARE_CCW[::-1]) == pytest.approx(-1.0, abs=1e-15)
     # Scaled by 3 and shifted: area 9, whatever the start point.
@@ -103,7 +119,7 @@ def test_unit_square_levy_area():
     np.testing.assert_allclose(signature(UNIT_SQUARE_CCW, 1), [0.0, 0.0], atol=1e-15)
 
 
-def test_levy_area_matches_shoelace_formula():
+def test_levy_area_matches_shoelace_formula(backend):
     rng = np.random.default_rng(2)
     paths = rng.standard_normal((5, 9, 2))
     relative = paths - paths[:, :1]  # the chord closes the polygon at the start point
@@ -112,7 +128,7 @@ def test_levy_area_matches_shoelace_formula():
     np.testing.assert_allclose(levy_area(paths), shoelace, rtol=1e-12, atol=1e-12)
 
 
-def test_levy_area_matrix_is_antisymmetric_projection():
+def test_levy_area_matrix_is_antisymmetric_projection(backend):
     rng = np.random.default_rng(3)
     path = rng.standard_normal((7, 4))
     area = levy_area_matrix(path)
@@ -121,19 +137,19 @@ def test_levy_area_matrix_is_antisymmetric_projection():
     np.testing.assert_allclose(area[1, 3], levy_area(path[:, [1, 3]]), rtol=1e-12)
 
 
-def test_constant_path_has_zero_signature():
+def test_constant_path_has_zero_signature(backend):
     assert np.array_equal(signature(np.array([[1.0, 2.0]]), 3), np.zeros(14))
     assert np.array_equal(signature(np.full((4, 5, 2), 7.0), 3), np.zeros((4, 14)))
     assert np.array_equal(signature(np.zeros((0, 3, 2)), 2), np.zeros((0, 6)))
 
 
-def test_integer_and_list_input_and_dtype():
+def test_integer_and_list_input_and_dtype(backend):
     sig = signature([[0, 0], [1, 0], [1, 1]], 2)
     assert sig.dtype == np.float64
     np.testing.assert_allclose(sig, [1, 1, 0.5, 1, 0, 0.5])
 
 
-def test_time_augment():
+def test_time_augment(backend):
     path = np.arange(12.0).reshape(2, 3, 2)
     augmented = time_augment(path)
     assert augmented.shape == (2, 3, 3)
@@ -165,14 +181,14 @@ def test_time_augment():
     (np.zeros((3, 2)), "2", TypeError, ["depth", "'2'"]),
 ])
 @pytest.mark.parametrize("function", [signature, signature_reference])
-def test_bad_input_raises_naming_argument(function, path, depth, error, words_in_message):
+def test_bad_input_raises_naming_argument(backend, function, path, depth, error, words_in_message):
     with pytest.raises(error) as info:
         function(path, depth)
     for word in words_in_message:
         assert word in str(info.value)
 
 
-def test_numpy_integer_depth_is_accepted():
+def test_numpy_integer_depth_is_accepted(backend):
     assert signature(np.zeros((2, 2)), np.int64(2)).shape == (6,)
 
 
@@ -212,7 +228,7 @@ SHAPES_AND_DEPTHS = [((50, 6, 2), 4), ((33, 3, 3), 3), ((2, 1), 3), ((2, 3), 1),
 
 
 @pytest.mark.parametrize(("shape", "depth"), SHAPES_AND_DEPTHS)
-def test_fast_equals_reference(shape, depth):
+def test_fast_equals_reference(backend, shape, depth):
     rng = np.random.default_rng(sum(shape) + depth)
     path = _random_path(rng, shape)
     np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12)
@@ -226,6 +242,7 @@ def test_fast_equals_reference(shape, depth):
     (10**9, 1 << 17, 0, 1 << 17),         # paths too big for meet-in-the-middle: per-segment fallback
 ])
 def test_every_algorithm_and_chunking_equals_reference(monkeypatch, min_batch, mitm_chunk, max_mitm, segment_chunk):
+    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")  # these knobs steer the NumPy fallback
     monkeypatch.setattr(sigmod, "_MIN_BATCH_FOR_SEGMENTS", min_batch)
     monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
     monkeypatch.setattr(sigmod, "_MAX_MEET_IN_MIDDLE_ENTRIES", max_mitm)
@@ -251,10 +268,72 @@ def test_meet_in_middle_every_split_equals_reference(monkeypatch, d, depth):
                                        rtol=1e-12, atol=1e-12, err_msg=f"split {split}")
 
 
-def test_long_path_equals_reference():
+def test_long_path_equals_reference(backend):
     rng = np.random.default_rng(5)
     path = _random_path(rng, (300, 2))
     np.testing.assert_allclose(signature(path, 6), signature_reference(path, 6), rtol=1e-12, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------------
+# Backend choice and the compiled kernels
+# --------------------------------------------------------------------------------------------------
+
+def _kernels_or_skip():
+    kernels = sigmod._compiled_kernels()
+    if kernels is None:
+        pytest.skip("numba is not installed (or ATTNSIG_DISABLE_NUMBA is set)")
+    return kernels
+
+
+@pytest.mark.parametrize("kernel", ["signature_per_path", "signature_lanes"])
+def test_each_compiled_kernel_equals_reference(monkeypatch, kernel):
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    function = getattr(_kernels_or_skip(), kernel)
+    rng = np.random.default_rng(6)
+    for shape, depth in SHAPES_AND_DEPTHS + [((3, 1, 2), 3)]:  # L = 1 too: zero signature
+        path = _random_path(rng, shape)
+        flat = np.ascontiguousarray(path.reshape((-1,) + path.shape[-2:]))  # (B, L, d)
+        np.testing.assert_allclose(function(flat, depth), signature_reference(flat, depth),
+                                   rtol=1e-12, atol=1e-12, err_msg=f"{shape}, depth {depth}")
+
+
+@pytest.mark.parametrize("batch", [1, 31, 32, 63, 64, 65, 95, 96, 130])
+def test_compiled_batch_split_equals_reference(monkeypatch, batch):
+    # Whole lane groups, a padded last group, and a small tail handed to the per-path kernel.
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    _kernels_or_skip()
+    rng = np.random.default_rng(batch)
+    path = _random_path(rng, (batch, 4, 2))
+    np.testing.assert_allclose(signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_backend_is_used_unless_disabled(monkeypatch):
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    kernels = _kernels_or_skip()
+    calls = []
+    original = kernels.signature_per_path
+    monkeypatch.setattr(kernels, "signature_per_path", lambda *args: calls.append(1) or original(*args))
+    path = _random_path(np.random.default_rng(7), (6, 2))
+    compiled = signature(path, 3)
+    assert len(calls) == 1
+    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
+    assert sigmod._compiled_kernels() is None
+    np.testing.assert_allclose(signature(path, 3), compiled, rtol=1e-12, atol=1e-12)
+    assert len(calls) == 1  # the NumPy fallback did the second call
+
+
+def test_missing_numba_falls_back_to_numpy(monkeypatch):
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    monkeypatch.setattr(sigmod, "_COMPILED", False)  # as after a failed `import numba`
+    assert sigmod._compiled_kernels() is None
+    path = _random_path(np.random.default_rng(8), (3, 5, 2))
+    np.testing.assert_allclose(signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("value", "disabled"), [("1", True), ("yes", True), ("0", False), ("", False)])
+def test_disable_variable(monkeypatch, value, disabled):
+    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", value)
+    assert sigmod._numba_disabled() is disabled
 
 
 def _roughpy_signature(roughpy, path: np.ndarray, depth: int) -> np.ndarray:
@@ -268,7 +347,7 @@ def _roughpy_signature(roughpy, path: np.ndarray, depth: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("length", "d", "depth"), [(2, 2, 4), (6, 3, 4), (20, 2, 6), (11, 4, 3), (9, 1, 5)])
-def test_against_roughpy(length, d, depth):
+def test_against_roughpy(backend, length, d, depth):
     roughpy = pytest.importorskip("roughpy", reason="roughpy is the independent oracle (requirements-test.txt)")
     rng = np.random.default_rng(100 * length + 10 * d + depth)
     for _ in range(3):
@@ -281,7 +360,9 @@ def test_against_roughpy(length, d, depth):
 # Properties
 # --------------------------------------------------------------------------------------------------
 
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
+# The backend fixture is function-scoped but only sets an environment variable that every example
+# shares, so hypothesis's warning about function-scoped fixtures does not apply.
+PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 
 
@@ -293,7 +374,7 @@ def path_arrays(min_length: int = 1, max_length: int = 6, max_dim: int = 3):
 
 @PROPERTY_SETTINGS
 @given(data=st.data(), depth=st.integers(1, 4))
-def test_chen_identity(data, depth):
+def test_chen_identity(backend, data, depth):
     first = data.draw(path_arrays())
     d = first.shape[1]
     second = data.draw(arrays(np.float64, (data.draw(st.integers(1, 6)), d), elements=st.floats(-2, 2)))
@@ -314,7 +395,7 @@ def _shuffles(u: tuple[int, ...], v: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 @PROPERTY_SETTINGS
 @given(path=path_arrays(min_length=2, max_dim=2), data=st.data())
-def test_shuffle_identity(path, data):
+def test_shuffle_identity(backend, path, data):
     d = path.shape[1]
     word_strategy = st.lists(st.integers(0, d - 1), min_size=1, max_size=2).map(tuple)
     u, v = data.draw(word_strategy), data.draw(word_strategy)
@@ -328,7 +409,7 @@ def test_shuffle_identity(path, data):
 
 @PROPERTY_SETTINGS
 @given(path=path_arrays(min_length=2), data=st.data(), depth=st.integers(1, 4))
-def test_invariant_under_inserting_collinear_points(path, data, depth):
+def test_invariant_under_inserting_collinear_points(backend, path, data, depth):
     segment = data.draw(st.integers(0, path.shape[0] - 2))
     fractions = np.sort(data.draw(arrays(np.float64, data.draw(st.integers(1, 3)), elements=st.floats(0, 1))))
     inserted = path[segment] + fractions[:, None] * (path[segment + 1] - path[segment])
@@ -338,14 +419,14 @@ def test_invariant_under_inserting_collinear_points(path, data, depth):
 
 @PROPERTY_SETTINGS
 @given(path=path_arrays(), data=st.data(), depth=st.integers(1, 4))
-def test_translation_invariance(path, data, depth):
+def test_translation_invariance(backend, path, data, depth):
     shift = data.draw(arrays(np.float64, path.shape[1], elements=st.floats(-5, 5)))
     np.testing.assert_allclose(signature(path + shift, depth), signature(path, depth), **TOL)
 
 
 @PROPERTY_SETTINGS
 @given(path=path_arrays(), depth=st.integers(1, 4))
-def test_reversal_gives_inverse(path, depth):
+def test_reversal_gives_inverse(backend, path, depth):
     d = path.shape[1]
     there_and_back = chen(signature(path, depth), signature(path[::-1], depth), d, depth)
     np.testing.assert_allclose(there_and_back, np.zeros(signature_dim(d, depth)), **TOL)
@@ -353,7 +434,7 @@ def test_reversal_gives_inverse(path, depth):
 
 @PROPERTY_SETTINGS
 @given(data=st.data(), depth=st.integers(1, 3))
-def test_batch_axes_are_independent(data, depth):
+def test_batch_axes_are_independent(backend, data, depth):
     batch = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 2)))
     length, d = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
     paths = data.draw(arrays(np.float64, batch + (length, d), elements=st.floats(-2, 2)))

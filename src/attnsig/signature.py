@@ -18,11 +18,21 @@ This is the convention of iisignature, pysiglib and signatory (``signature(path,
 
 Two implementations are kept: :func:`signature_reference`, a plain loop over segments that
 multiplies segment exponentials with Chen's identity level by level (obviously correct, slow), and
-:func:`signature`, which computes the same numbers with whole-array NumPy operations and is tested
-against the reference to 1e-12.
+:func:`signature`, which computes the same numbers fast and is tested against the reference to
+1e-12.
 
-How the fast path works
------------------------
+Backends of the fast path
+-------------------------
+:func:`signature` uses a compiled kernel (``attnsig._signature_numba``, one Horner update of the
+running signature per segment, single-threaded) when `numba <https://numba.pydata.org>`_ is
+installed (``pip install attnsig[fast]``), and otherwise the pure-NumPy methods below; both give the
+reference's numbers up to rounding. numba is imported at the first call of :func:`signature`, not
+with the package; the first call on a machine compiles the kernels (a few seconds) and caches the
+machine code, later processes load it from the cache. Set the environment variable
+``ATTNSIG_DISABLE_NUMBA=1`` to force the NumPy methods (it is read at every call).
+
+How the NumPy fallback works
+----------------------------
 Pure NumPy, so the aim is few Python-level operations on large arrays. Two methods, chosen by shape
 in :func:`signature` (see ``benchmarks/bench_signature.py`` for the measurements behind the choice):
 
@@ -41,6 +51,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
@@ -60,7 +72,13 @@ __all__ = [
     "time_augment",
 ]
 
-# Algorithm choice (measured with benchmarks/bench_signature.py on a 2-core machine): from this many
+# Compiled backend: the kernel module once imported, False if numba is missing (see _compiled_kernels).
+_COMPILED: ModuleType | None | bool = None
+# The lane kernel runs groups of _signature_numba.LANES paths; a last group of fewer paths than this
+# goes to the per-path kernel instead (measured: below about 27 paths the padded lanes cost more).
+_MIN_PATHS_FOR_LANES = 32
+
+# Algorithm choice of the NumPy fallback (measured with benchmarks/bench_signature.py on a 2-core machine): from this many
 # paths on, and for paths of at most _MAX_SEGMENTS_FOR_LOOP segments, the per-segment update
 # amortises its Python loop over a wide batch and is as fast or faster; otherwise the
 # meet-in-the-middle method, whose Python overhead does not grow with the path length, wins.
@@ -327,8 +345,9 @@ def signature(path: Any, depth: int) -> np.ndarray:
 
     Notes
     -----
-    The algorithm is chosen by shape (both give the reference's numbers up to rounding): a wide
-    batch of short paths uses ``_signature_by_segments`` (one vectorised Horner update per
+    With numba installed (and ``ATTNSIG_DISABLE_NUMBA`` not set to ``1``) a compiled kernel does
+    the work; see the module docstring. Otherwise the NumPy algorithm is chosen by shape (both give
+    the reference's numbers up to rounding): a wide batch of short paths uses ``_signature_by_segments`` (one vectorised Horner update per
     segment, the batch innermost); otherwise ``_signature_meet_in_middle`` (whole-path array
     operations and one matrix product), whose Python overhead does not grow with the path length.
     """
@@ -340,6 +359,9 @@ def signature(path: Any, depth: int) -> np.ndarray:
     if length == 1 or batch == 0:
         return np.zeros(tuple(batch_shape) + (dim,))
     flat_paths = x.reshape(batch, length, d)  # (B, L, d)
+    kernels = _compiled_kernels()
+    if kernels is not None:
+        return _signature_compiled(kernels, flat_paths, depth).reshape(tuple(batch_shape) + (dim,))  # (..., D)
     per_path = _meet_in_middle_entries(d, depth, length - 1)
     wide_and_short = batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
     if wide_and_short or per_path > _MAX_MEET_IN_MIDDLE_ENTRIES:
@@ -358,6 +380,50 @@ def signature(path: Any, depth: int) -> np.ndarray:
             points = np.ascontiguousarray(flat_paths[start:stop].transpose(2, 0, 1))  # (d, B_chunk, L)
             out[start:stop] = _signature_meet_in_middle(points, depth).T  # (B_chunk, D)
     return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+
+
+def _numba_disabled() -> bool:
+    """Whether the environment variable ``ATTNSIG_DISABLE_NUMBA`` asks for the NumPy fallback."""
+    return os.environ.get("ATTNSIG_DISABLE_NUMBA", "").strip() not in ("", "0")
+
+
+def _compiled_kernels() -> ModuleType | None:
+    """The numba kernel module, or None if numba is not installed or is disabled.
+
+    Imported on first use rather than with the package, because importing numba takes a few tenths
+    of a second that a notebook which never computes a signature should not pay.
+    """
+    global _COMPILED
+    if _numba_disabled():
+        return None
+    if _COMPILED is None:
+        try:
+            from attnsig import _signature_numba
+        except ImportError:  # numba missing, or too old/new for this NumPy
+            _COMPILED = False
+        else:
+            _COMPILED = _signature_numba
+    return _COMPILED or None
+
+
+def _signature_compiled(kernels: ModuleType, paths: np.ndarray, depth: int) -> np.ndarray:
+    """Signatures of ``paths`` (B, L, d), ``L >= 2``, by the compiled kernels: shape ``(B, D)``.
+
+    Whole groups of ``kernels.LANES`` paths go to the lane kernel (SIMD across paths); a batch
+    smaller than ``_MIN_PATHS_FOR_LANES``, or a last partial group that small, goes to the
+    per-path kernel, where padding the group would waste most of the lanes.
+    """
+    paths = np.ascontiguousarray(paths, dtype=np.float64)  # (B, L, d); one compiled specialisation
+    batch = paths.shape[0]
+    lanes = kernels.LANES
+    tail = batch % lanes
+    in_lanes = batch if tail >= _MIN_PATHS_FOR_LANES else batch - tail
+    if in_lanes == batch:
+        return kernels.signature_lanes(paths, int(depth))
+    if in_lanes == 0:
+        return kernels.signature_per_path(paths, int(depth))
+    return np.concatenate([kernels.signature_lanes(paths[:in_lanes], int(depth)),
+                           kernels.signature_per_path(paths[in_lanes:], int(depth))], axis=0)  # (B, D)
 
 
 def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
