@@ -6,6 +6,9 @@ Run from the repository root (peers are optional; a missing one is reported and 
     .venv/bin/pip install pysiglib            # after the CPU build of torch is installed
     .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
 
+attnsig is timed twice: with its compiled numba kernels (the default when numba is installed) and
+with its NumPy fallback (forced per call through ``ATTNSIG_DISABLE_NUMBA=1``).
+
 Method: every library runs with one thread (OMP/OpenBLAS/MKL threads set to 1 before NumPy is
 imported, ``torch.set_num_threads(1)``, pysiglib with ``n_jobs=1``). In each round every library
 computes the same signature once (short cases repeat the call to fill ~20 ms and report the mean
@@ -13,6 +16,7 @@ per call); the rounds interleave the libraries so that slow phases of a shared m
 them alike. The table gives the median over rounds of the process CPU time (robust to other
 processes competing for the cores) and of the wall time, and the median over rounds of the
 per-round ratio attnsig / peer. Before timing, each peer's output is checked against attnsig's.
+The compiled kernels are compiled (or loaded from numba's cache) by the warm-up call, not timed.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before NumPy (and its BLAS) is imported
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -30,9 +35,39 @@ from typing import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from attnsig import signature as sigmod  # noqa: E402
 from attnsig.signature import signature, signature_reference  # noqa: E402
 
 Case = tuple[str, np.ndarray, int]
+
+
+@contextlib.contextmanager
+def numpy_fallback():
+    """Force attnsig's NumPy fallback inside the block (the switch is read at every call)."""
+    previous = os.environ.get("ATTNSIG_DISABLE_NUMBA")
+    os.environ["ATTNSIG_DISABLE_NUMBA"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["ATTNSIG_DISABLE_NUMBA"]
+        else:
+            os.environ["ATTNSIG_DISABLE_NUMBA"] = previous
+
+
+def signature_numpy(path: np.ndarray, depth: int) -> np.ndarray:
+    """attnsig.signature on its NumPy fallback (a few microseconds of set-up per call)."""
+    with numpy_fallback():
+        return signature(path, depth)
+
+
+def attnsig_backends() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
+    """attnsig's backends available here: the compiled one if numba imports, and the NumPy fallback."""
+    backends: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {}
+    if sigmod._compiled_kernels() is not None:
+        backends["attnsig (numba)"] = signature
+    backends["attnsig (NumPy)"] = signature_numpy
+    return backends
 
 
 def load_peers() -> tuple[dict[str, Callable[[np.ndarray, int], np.ndarray]], list[str]]:
@@ -83,7 +118,7 @@ def machine_description() -> str:
     for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if name in os.environ:
             lines.append(f"- {name}={os.environ[name]} is set (it can slow NumPy's BLAS)")
-    for module in ("iisignature", "pysiglib", "torch"):
+    for module in ("numba", "iisignature", "pysiglib", "torch"):
         if module in sys.modules:
             lines.append(f"- {module} {getattr(sys.modules[module], '__version__', '?')}")
     return "\n".join(lines)
@@ -102,10 +137,12 @@ def cases(more: bool) -> list[Case]:
 
 
 def check_agreement(path: np.ndarray, depth: int, peers: dict) -> list[str]:
-    """attnsig against its own reference (relative to the signature's size) and against each peer."""
+    """attnsig's backends against its reference (relative to the signature's size); peers against attnsig."""
     ours = signature(path, depth)
     scale = np.max(np.abs(ours))
-    notes = [f"|attnsig - reference| / max|S| = {np.max(np.abs(ours - signature_reference(path, depth))) / scale:.1e}"]
+    reference = signature_reference(path, depth)
+    notes = [f"|{name} - reference| / max|S| = {np.max(np.abs(backend(path, depth) - reference)) / scale:.1e}"
+             for name, backend in attnsig_backends().items()]
     for name, peer in peers.items():
         theirs = np.asarray(peer(path, depth))
         notes.append(f"|attnsig - {name}| / max|S| = {np.max(np.abs(ours - theirs)) / scale:.1e}")
@@ -138,29 +175,34 @@ def main() -> None:
     args = parser.parse_args()
 
     peers, missing = load_peers()
-    functions = {"attnsig": signature, **peers}
+    backends = attnsig_backends()
+    functions = {**backends, **peers}
     print("## Signatures: attnsig against peer libraries\n")
     print(machine_description() + "\n")
+    if "attnsig (numba)" not in backends:
+        missing.append("numba is not installed: attnsig runs on its NumPy fallback only (pip install numba)")
     for note in missing:
         print(f"- {note}")
-    print(f"Medians over {args.rounds} interleaved rounds, one thread per library; ratio = attnsig / peer "
-          "(below 1: attnsig is faster), median of the per-round ratios.\n")
-    header = "| case | library | CPU time (ms) | wall time (ms) | ratio (CPU) | ratio (wall) |"
+    print(f"Medians over {args.rounds} interleaved rounds, one thread per library; ratio = attnsig backend / "
+          "library in the row (below 1: attnsig is faster), median of the per-round ratios, CPU / wall.\n")
+    header = "| case | library | CPU time (ms) | wall time (ms) | " + \
+        " | ".join(f"ratio {name} / row (CPU / wall)" for name in backends) + " |"
     print(header)
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    print("| --- | --- | ---: | ---: |" + " ---: |" * len(backends))
     notes = []
     for description, path, depth in cases(args.more):
         notes.append(f"{description}: " + "; ".join(check_agreement(path, depth, peers)))
         results = time_interleaved(path, depth, functions, args.rounds)
-        ours = results["attnsig"]
         for name, times in results.items():
-            if name == "attnsig":
-                ratio_cpu = ratio_wall = "1 (itself)"
-            else:
-                ratio_cpu = f"{np.median(ours['cpu'] / times['cpu']):.2f}"
-                ratio_wall = f"{np.median(ours['wall'] / times['wall']):.2f}"
+            ratios = []
+            for ours in backends:
+                if ours == name:
+                    ratios.append("1 (itself)")
+                else:
+                    ratios.append(f"{np.median(results[ours]['cpu'] / times['cpu']):.2f} / "
+                                  f"{np.median(results[ours]['wall'] / times['wall']):.2f}")
             print(f"| {description} | {name} | {np.median(times['cpu']) * 1e3:.3f} | "
-                  f"{np.median(times['wall']) * 1e3:.3f} | {ratio_cpu} | {ratio_wall} |")
+                  f"{np.median(times['wall']) * 1e3:.3f} | " + " | ".join(ratios) + " |")
     print("\nAgreement (max difference relative to the largest entry):\n")
     for note in notes:
         print(f"- {note}")

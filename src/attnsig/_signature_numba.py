@@ -108,7 +108,8 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
                 for s in range(1, depth + 1):
                     scaled[s, j] = delta * inverse[s]
             for k in range(depth, 1, -1):
-                acc[:d] = scaled[k]
+                for j in range(d):  # explicit loops: numba's slice assignment costs more here
+                    acc[j] = scaled[k, j]
                 size = d
                 for m in range(1, k):
                     low = sig[offsets[m - 1]:offsets[m]]
@@ -173,7 +174,9 @@ def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
                     for s in range(1, depth + 1):
                         step[s, j, lane] = delta * inverse[s]
             for k in range(depth, 1, -1):
-                acc[:d] = step[k]
+                for j in range(d):
+                    for lane in range(LANES):
+                        acc[j, lane] = step[k, j, lane]
                 size = d
                 for m in range(1, k):
                     start = offsets[m - 1]
