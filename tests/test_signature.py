@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import math
 
@@ -322,12 +323,28 @@ def test_compiled_backend_is_used_unless_disabled(monkeypatch):
     assert len(calls) == 1  # the NumPy fallback did the second call
 
 
-def test_missing_numba_falls_back_to_numpy(monkeypatch):
+@pytest.mark.parametrize("error", [ImportError("No module named 'numba'"), RuntimeError("no locator available")])
+def test_unavailable_numba_falls_back_to_numpy(monkeypatch, error):
+    # numba missing (ImportError) or unable to cache in a read-only install (RuntimeError, warned).
+    real_import = builtins.__import__
+
+    def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "attnsig" and fromlist and "_signature_numba" in fromlist:
+            raise error
+        return real_import(name, globals, locals, fromlist, level)
+
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
-    monkeypatch.setattr(sigmod, "_COMPILED", False)  # as after a failed `import numba`
-    assert sigmod._compiled_kernels() is None
+    monkeypatch.setattr(sigmod, "_COMPILED", None)  # not yet imported
+    monkeypatch.setattr(builtins, "__import__", failing_import)
     path = _random_path(np.random.default_rng(8), (3, 5, 2))
-    np.testing.assert_allclose(signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12)
+    if isinstance(error, RuntimeError):
+        with pytest.warns(UserWarning, match="falls back to NumPy.*NUMBA_CACHE_DIR"):
+            sig = signature(path, 3)
+    else:
+        sig = signature(path, 3)
+    assert sigmod._COMPILED is False
+    assert sigmod._compiled_kernels() is None
+    np.testing.assert_allclose(sig, signature_reference(path, 3), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize(("value", "disabled"), [("1", True), ("yes", True), ("0", False), ("", False)])

@@ -52,6 +52,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
@@ -400,6 +401,10 @@ def _compiled_kernels() -> ModuleType | None:
         try:
             from attnsig import _signature_numba
         except ImportError:  # numba missing, or too old/new for this NumPy
+            _COMPILED = False
+        except RuntimeError as error:  # numba found no writable cache directory (read-only install)
+            warnings.warn(f"attnsig.signature falls back to NumPy: the numba kernels are unavailable ({error}); "
+                          "set NUMBA_CACHE_DIR to a writable directory to use them", stacklevel=3)
             _COMPILED = False
         else:
             _COMPILED = _signature_numba
