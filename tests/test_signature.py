@@ -379,7 +379,8 @@ def test_against_roughpy(backend, length, d, depth):
 
 # The backend fixture is function-scoped but only sets an environment variable that every example
 # shares, so hypothesis's warning about function-scoped fixtures does not apply.
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY_SETTINGS = settings(max_examples=40, deadline=None,
+                             suppress_health_check=[HealthCheck.function_scoped_fixture])
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 
 

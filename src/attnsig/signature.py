@@ -76,13 +76,15 @@ __all__ = [
 # Compiled backend: the kernel module once imported, False if numba is missing (see _compiled_kernels).
 _COMPILED: ModuleType | None | bool = None
 # The lane kernel runs groups of _signature_numba.LANES paths; a last group of fewer paths than this
-# goes to the per-path kernel instead (measured: below about 27 paths the padded lanes cost more).
+# goes to the per-path kernel instead (from the measured costs at d = 3, depth 4: a 64-lane group
+# costs about as much as 27 paths one at a time).
 _MIN_PATHS_FOR_LANES = 32
 
-# Algorithm choice of the NumPy fallback (measured with benchmarks/bench_signature.py on a 2-core machine): from this many
-# paths on, and for paths of at most _MAX_SEGMENTS_FOR_LOOP segments, the per-segment update
-# amortises its Python loop over a wide batch and is as fast or faster; otherwise the
-# meet-in-the-middle method, whose Python overhead does not grow with the path length, wins.
+# Algorithm choice of the NumPy fallback (measured with benchmarks/bench_signature.py on a 2-core
+# machine): from this many paths on, and for paths of at most _MAX_SEGMENTS_FOR_LOOP segments, the
+# per-segment update amortises its Python loop over a wide batch and is as fast or faster;
+# otherwise the meet-in-the-middle method, whose Python overhead does not grow with the path
+# length, wins.
 _MIN_BATCH_FOR_SEGMENTS = 32
 _MAX_SEGMENTS_FOR_LOOP = 256
 # The meet-in-the-middle method holds whole trajectories: paths are processed in chunks of about
@@ -348,8 +350,9 @@ def signature(path: Any, depth: int) -> np.ndarray:
     -----
     With numba installed (and ``ATTNSIG_DISABLE_NUMBA`` not set to ``1``) a compiled kernel does
     the work; see the module docstring. Otherwise the NumPy algorithm is chosen by shape (both give
-    the reference's numbers up to rounding): a wide batch of short paths uses ``_signature_by_segments`` (one vectorised Horner update per
-    segment, the batch innermost); otherwise ``_signature_meet_in_middle`` (whole-path array
+    the reference's numbers up to rounding): a wide batch of short paths uses
+    ``_signature_by_segments`` (one vectorised Horner update per segment, the batch innermost);
+    otherwise ``_signature_meet_in_middle`` (whole-path array
     operations and one matrix product), whose Python overhead does not grow with the path length.
     """
     x = _as_path(path)
@@ -362,7 +365,8 @@ def signature(path: Any, depth: int) -> np.ndarray:
     flat_paths = x.reshape(batch, length, d)  # (B, L, d)
     kernels = _compiled_kernels()
     if kernels is not None:
-        return _signature_compiled(kernels, flat_paths, depth).reshape(tuple(batch_shape) + (dim,))  # (..., D)
+        out = _signature_compiled(kernels, flat_paths, depth)  # (B, D)
+        return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
     per_path = _meet_in_middle_entries(d, depth, length - 1)
     wide_and_short = batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
     if wide_and_short or per_path > _MAX_MEET_IN_MIDDLE_ENTRIES:
