@@ -56,7 +56,7 @@ def load_average() -> str:
 
 def versions() -> str:
     found = []
-    for package in ("numpy", "torch", "iisignature", "pysiglib", "attnsig"):
+    for package in ("numpy", "numba", "torch", "iisignature", "pysiglib", "attnsig"):
         try:
             found.append(f"{package} {importlib.metadata.version(package)}")
         except importlib.metadata.PackageNotFoundError:
