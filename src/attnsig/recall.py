@@ -3,7 +3,7 @@
 The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the value
 stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values digits.
 
-**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36 (:data:`VOCAB`).
+**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36 (``VOCAB``).
 
 **Embedding** (three blocks, ``d = 37 + w + 37``). A token ``x_i`` at position ``i`` of a sequence of
 length ``T = 2n + 2`` becomes ``[e_token | e_code | 0]``: the token block holds the one-hot token,
@@ -260,7 +260,7 @@ def tokenize(sequences: Any) -> np.ndarray:
     Parameters
     ----------
     sequences : str, sequence of str, or array_like of int
-        Strings over :data:`VOCAB` (all of one length), or token indices of shape (T,) or (B, T).
+        Strings over ``VOCAB`` (all of one length), or token indices of shape (T,) or (B, T).
 
     Returns
     -------
