@@ -5,6 +5,7 @@ PyTorch starts its thread pools):
 
 * ``benchmarks/bench_attention.py``: ``attnsig.attention.MultiHeadAttention`` against PyTorch;
 * ``benchmarks/bench_signature.py``: ``attnsig.signature`` against iisignature and pysiglib;
+* ``benchmarks/bench_recall.py``: ``attnsig.recall`` on 10,000 associative-recall prompts;
 
 and prints a Markdown report: the date, the machine (CPU, cores, load, library versions and
 BLAS) and each benchmark's table. Usage, from the repository root::
@@ -33,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = {
     "attention": HERE / "bench_attention.py",
     "signature": HERE / "bench_signature.py",
+    "recall": HERE / "bench_recall.py",
 }
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
