@@ -17,11 +17,11 @@ book: $(STAMP)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+	$(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --junitxml=_build/pytest.xml
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python tools/student_edition.py build
 	$(BIN)/python tools/student_edition.py check
-	@echo "All tests passed."
+	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 2
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests
