@@ -132,3 +132,26 @@ def test_package_lists_every_module():
     assert sorted(attnsig.__all__) == modules
     for name in modules:
         assert f"``attnsig.{name}``" in attnsig.__doc__, f"the package docstring does not describe {name}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_figures_have_captions_and_alt_text(path):
+    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "code" and any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            meta = cell.get("metadata", {}).get("mystnb", {})
+            assert meta.get("figure", {}).get("caption"), f"cell {i}: a figure without a caption"
+            assert meta.get("image", {}).get("alt"), f"cell {i}: a figure without alt text"
+
+
+SHEET_CHAPTERS = [p for p in NOTEBOOKS if p.parent.name not in {"getting-started", "appendix"}]
+
+
+@pytest.mark.parametrize("path", SHEET_CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_sheet_chapters_have_what_an_instructor_expects(path):
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for needed in ("Learning objectives", "Estimated time", "Prerequisites", "Going further", "{exercise}",
+                   "{solution-start}"):
+        assert needed.lower() in text.lower(), f"{path.name}: no '{needed}'"
+    widget_cells = [c for c in nb.cells if c.cell_type == "code" and nbtools.IGNORE_OUTPUT_TAG in c.metadata.get("tags", [])]
+    assert widget_cells, f"{path.name}: no ipywidgets explorer"
