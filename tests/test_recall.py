@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -123,6 +125,86 @@ def test_canonical_accuracy_equals_brute_force_for_one_pair():
     tokens, counts = R.canonical_recall_tokens(1)
     for scale in [0.5, 1.2, 1.3, 3.0]:
         assert R.recall_accuracy(model, all_prompts, scale) == R.recall_accuracy(model, tokens, scale, counts)
+
+
+def test_hardest_recall_tokens_by_hand():
+    assert R.detokenize(R.hardest_recall_tokens(1)) == ["A1A?"]
+    assert R.detokenize(R.hardest_recall_tokens(2)) == ["A0B1B?"]
+    assert R.detokenize(R.hardest_recall_tokens(3)) == ["A0B0C1C?"]
+    tokens = R.hardest_recall_tokens(26)
+    assert tokens.shape == (1, 54) and tokens.dtype == np.int64
+    assert R.detokenize(tokens)[0] == "".join(f"{k}0" for k in "ABCDEFGHIJKLMNOPQRSTUVWXY") + "Z1Z?"
+    assert R.recall_answers(tokens, 26)[0] == tid("1")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_hardest_recall_tokens_is_the_hardest_class(n):
+    model = R.build_recall_transformer(n)
+    classes, _ = R.canonical_recall_tokens(n)
+    per_class = R.critical_scales(model, classes, iterations=45)
+    hardest = R.critical_scales(model, R.hardest_recall_tokens(n), iterations=45)[0]
+    np.testing.assert_allclose(hardest, per_class.max(), atol=1e-9)
+    assert np.array_equal(classes[np.argmax(per_class)], R.hardest_recall_tokens(n)[0])
+
+
+def test_exact_recall_accuracy_by_hand():
+    # s = 0: every attention row is uniform and the read-out counts tokens. The queried letter occurs
+    # twice, so with 3 pairs the answer wins only if all three values are equal (1/100); with 1 or 2
+    # pairs it never wins strictly.
+    for n, expected in [(1, 0), (2, 0), (3, Fraction(1, 100))]:
+        assert R.exact_recall_accuracy(R.build_recall_transformer(n), 0.0) == expected
+    model3 = R.build_recall_transformer(3)
+    # Small s > 0 (the sheet's scale among them): ties go to a digit occurring twice, which adds the
+    # prompts whose queried value is one of exactly two equal values: 27/100 * 2/3.
+    assert R.exact_recall_accuracy(model3) == Fraction(1, 100) + Fraction(27, 100) * Fraction(2, 3)
+    for n in [1, 2, 3, 4]:  # the temperature-zero limit recalls every prompt
+        assert R.exact_recall_accuracy(R.build_recall_transformer(n), math.inf) == 1
+    assert R.exact_recall_accuracy(model3, (math.inf, 1.0)) == 1  # above ln 2 when block 1 is exact
+    assert R.exact_recall_accuracy(model3, (math.inf, 0.5)) < 1
+
+
+def test_exact_recall_accuracy_equals_brute_force_for_two_pairs():
+    # Independent count: every pair of values, both queries and every ordered pair of distinct keys
+    # from a four-letter alphabet spread over A..Z. The 26 * 25 key orders of the exact count are a
+    # common factor of all classes, so the fraction is the same when the weights treat all letters
+    # alike (a property tested above); every value pattern and query is enumerated here. (All
+    # 130,000 two-pair prompts take about 9 s per scale.)
+    model = R.build_recall_transformer(2)
+    prompts = [f"{a}{v}{b}{w}{q}?" for a, b in itertools.permutations("AHQZ", 2)
+               for v in "0123456789" for w in "0123456789" for q in (a, b)]
+    assert len(prompts) == 12 * 100 * 2
+    for scale in [0.0, 0.5, 1.0, 1.5, 1.8, 2.0, 3.0, math.inf]:
+        correct = int((R.recall_margins(model, prompts, scale) > 0).sum())
+        assert R.exact_recall_accuracy(model, scale) == Fraction(correct, len(prompts)), scale
+    # The plateaus found this way: 0, then 1/10 (v = w), then 11/20, then 1.
+    assert [R.exact_recall_accuracy(model, s) for s in (0.0, 0.5, 1.5, 3.0)] == [0, Fraction(1, 10),
+                                                                                Fraction(11, 20), 1]
+
+
+def test_exact_recall_accuracy_bad_input(model3):
+    with pytest.raises(TypeError, match="model must be a RecallTransformer"):
+        R.exact_recall_accuracy("A6B8C3B?", 1.0)
+    with pytest.raises(ValueError, match="model.num_pairs must be at most 9"):
+        R.exact_recall_accuracy(R.build_recall_transformer(10), 1.0)
+    with pytest.raises(ValueError, match="scale must be one number"):
+        R.exact_recall_accuracy(model3, np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="scale must be one number"):
+        R.exact_recall_accuracy(model3, (1.0, np.ones(3)))
+    with pytest.raises(ValueError, match=">= 0"):
+        R.exact_recall_accuracy(model3, -1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        R.exact_recall_accuracy(model3, float("nan"))
+
+
+def test_hardest_recall_tokens_bad_input():
+    with pytest.raises(ValueError, match="num_pairs must be an integer >= 1"):
+        R.hardest_recall_tokens(0)
+    with pytest.raises(ValueError, match="at most 26"):
+        R.hardest_recall_tokens(27)
+    with pytest.raises(TypeError, match="num_pairs"):
+        R.hardest_recall_tokens(2.0)
+    with pytest.raises(TypeError, match="num_pairs"):
+        R.hardest_recall_tokens(True)
 
 
 # ---------------------------------------------------------------- validation

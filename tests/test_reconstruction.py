@@ -106,6 +106,46 @@ def test_terms_from_the_signature_of_a_piecewise_linear_path():
     assert rec.time_moment_terms(sig, depth, num_terms=3).shape == (3,)
 
 
+@pytest.mark.parametrize("m", [1, 2, 5])
+def test_terms_from_derivative_of_a_power_are_exact(m):
+    # u(t) = t^m: S^{0^k 1} = int s^k / k! m s^(m-1) ds = m / (k! (k + m)), exact in Fractions.
+    n = 12
+    exact = [Fraction(m, math.factorial(k) * (k + m)) for k in range(n)]
+    got = rec.time_moment_terms_from_derivative(lambda s: m * s ** (m - 1), n, num_nodes=10)
+    assert got.shape == (n,)
+    np.testing.assert_allclose(got, [float(e) for e in exact], rtol=1e-14, atol=0)
+
+
+def test_terms_from_derivative_agree_with_the_signature_of_a_sampled_path():
+    # u(t) = 1 - 2t + 3t^3 - t^4 sampled at 4001 points: the piecewise linear path's signature has the
+    # terms of the interpolant, which differ from those of u by O(h^2 max|u''|) = O(1e-6).
+    coefficients = np.array([1.0, -2.0, 0.0, 3.0, -1.0])
+    times = np.linspace(0.0, 1.0, 4001)
+    values = np.polynomial.polynomial.polyval(times, coefficients)
+    depth = 6
+    sampled = rec.time_moment_terms(signature(time_augment(values[:, None], times), depth), depth)
+    derivative = np.polynomial.polynomial.polyder(coefficients)
+    got = rec.time_moment_terms_from_derivative(lambda s: np.polynomial.polynomial.polyval(s, derivative), depth)
+    np.testing.assert_allclose(got, sampled, rtol=0, atol=1e-6)
+    # ... and with the test's own quadrature oracle to rounding.
+    np.testing.assert_allclose(got, terms_by_quadrature(lambda s: np.polynomial.polynomial.polyval(s, derivative),
+                                                        depth), rtol=1e-14, atol=1e-16)
+
+
+def test_terms_from_derivative_feed_the_other_routes():
+    n = 10
+    terms = rec.time_moment_terms_from_derivative(smooth_du, n)
+    np.testing.assert_allclose(terms, terms_by_quadrature(smooth_du, n), rtol=1e-13, atol=1e-16)
+    # Rounding amplified by sqrt(2j+1) P_j(3) < 1e8 for j < 10, as above.
+    np.testing.assert_allclose(rec.legendre_coefficients_from_terms(terms),
+                               rec.legendre_coefficients_of_derivative(smooth_du, n), atol=1e-7)
+    # Beyond k = 170 (k! overflows a float) the terms are formed in logarithms: 1 / (k! (k + 1)) for u' = 1.
+    many = rec.time_moment_terms_from_derivative(np.ones_like, 175)
+    expected = np.array([math.exp(-math.lgamma(k + 1) - math.log(k + 1)) for k in range(175)])
+    np.testing.assert_allclose(many[:172], expected[:172], rtol=1e-12, atol=0)
+    assert np.all(np.isfinite(many)) and np.all(many >= 0) and np.all(np.diff(many) <= 0)
+
+
 def test_legendre_routes_agree_with_quadrature_and_with_each_other():
     n = 10
     terms = terms_by_quadrature(smooth_du, n)
@@ -203,5 +243,15 @@ def test_bad_input_is_refused_with_clear_errors():
         rec.legendre_coefficients_of_derivative(lambda s: s[:3], 2)
     with pytest.raises(TypeError, match="callable"):
         rec.legendre_coefficients_of_derivative(3.0, 2)
+    with pytest.raises(TypeError, match="derivative must be a callable"):
+        rec.time_moment_terms_from_derivative([1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="one value per node"):
+        rec.time_moment_terms_from_derivative(lambda s: 1.0, 3)
+    with pytest.raises(ValueError, match="NaN"):
+        rec.time_moment_terms_from_derivative(lambda s: np.where(s > 0.5, np.nan, s), 3)
+    with pytest.raises(ValueError, match="num_terms must be an integer >= 1"):
+        rec.time_moment_terms_from_derivative(np.ones_like, 0)
+    with pytest.raises(TypeError, match="num_nodes"):
+        rec.time_moment_terms_from_derivative(np.ones_like, 3, num_nodes=2.5)
     with pytest.raises(ValueError, match="coeffs must have 1 axes"):
         rec.increment_from_legendre(np.ones((2, 2)), 0.5)

@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 import string
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -63,6 +65,8 @@ __all__ = [
     "recall_accuracy",
     "random_recall_tokens",
     "canonical_recall_tokens",
+    "exact_recall_accuracy",
+    "hardest_recall_tokens",
     "critical_scales",
     "ideal_critical_scale",
 ]
@@ -653,6 +657,90 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
             rows.append(row + [_LETTERS[which], _QUERY_ID])
             counts.append(key_orders * digit_choices)
     return np.array(rows, dtype=np.int64), np.array(counts, dtype=np.int64)
+
+
+_MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
+
+
+@lru_cache(maxsize=None)
+def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of prompts."""
+    tokens, counts = canonical_recall_tokens(n)
+    tokens.flags.writeable = False
+    counts.flags.writeable = False
+    return tokens, counts, math.perm(len(_LETTERS), n) * _NUM_DIGITS**n * n
+
+
+def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fraction:
+    """Exact fraction of *all* answerable prompts that the model recalls correctly.
+
+    Every answerable prompt with ``n = model.num_pairs`` pairs (``26!/(26-n)! * 10**n * n`` of them)
+    is counted once, through the symmetry classes of :func:`canonical_recall_tokens`: one
+    representative per class is run and stands for all prompts of its class. A prompt counts as
+    correct when its margin (:func:`recall_margins`) is positive, so ties count as wrong.
+
+    Parameters
+    ----------
+    model : RecallTransformer
+        The model; ``model.num_pairs`` must be at most 9 (the number of classes grows like the Bell
+        numbers).
+    scale : float or pair of floats, optional
+        One attention scale for every prompt (``math.inf`` allowed), for both blocks or
+        ``(block 1, block 2)``; default ``1/sqrt(d)``. Per-prompt arrays make no sense here and are
+        refused.
+
+    Returns
+    -------
+    fractions.Fraction
+        Correctly recalled prompts divided by all answerable prompts, in exact arithmetic.
+    """
+    if not isinstance(model, RecallTransformer):
+        raise TypeError(f"model must be a RecallTransformer (see build_recall_transformer); "
+                        f"got {type(model).__name__}")
+    if model.num_pairs > _MAX_CANONICAL_PAIRS:
+        raise ValueError(f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact count "
+                         f"(the number of symmetry classes grows like the Bell numbers); got {model.num_pairs}")
+    parts = scale if isinstance(scale, tuple) else (scale,)
+    for part in parts:
+        if part is not None and np.ndim(part) != 0:
+            raise ValueError(f"scale must be one number (or a pair of numbers) for all prompts; "
+                             f"got an array of shape {np.shape(part)}")
+    tokens, counts, total = _canonical_classes(model.num_pairs)
+    correct = recall_margins(model, tokens, scale) > 0  # (C,)
+    return Fraction(sum(int(c) for c in counts[correct]), total)
+
+
+def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
+    """The prompt that needs the largest attention scale: ``A0 B0 ... (n-1 equal values), last pair queried``.
+
+    Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last pair holds ``1``
+    and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make it hard: ``n - 1`` copies of
+    one wrong digit compete with the answer in block 2, and block 1 copies the last pair's key with
+    the smallest weight (its row sees the most positions). Checked to be the hardest symmetry class
+    (largest :func:`critical_scales` with both blocks soft) by exhaustive search over
+    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a conjecture,
+    spot-checked on random prompts. For ``n = 1`` there is only one class.
+
+    Parameters
+    ----------
+    num_pairs : int
+        Number ``n`` of key-value pairs, ``1 <= n <= 26``.
+
+    Returns
+    -------
+    ndarray of int64, shape (1, 2n + 2)
+        One prompt, with a leading batch axis so it can be passed to :func:`run` and friends.
+    """
+    n = check_positive_int(num_pairs, "num_pairs")
+    if n > MAX_PAIRS:
+        raise ValueError(f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}")
+    tokens = np.empty((1, 2 * n + 2), dtype=np.int64)
+    tokens[0, 0:2 * n:2] = _LETTERS[:n]
+    tokens[0, 1:2 * n:2] = _DIGITS[0]
+    tokens[0, 2 * n - 1] = _DIGITS[1]  # the last pair's value differs from the others
+    tokens[0, 2 * n] = _LETTERS[n - 1]  # ... and it is the one queried
+    tokens[0, -1] = _QUERY_ID
+    return tokens
 
 
 def critical_scales(model: RecallTransformer, sequences: Any, *, first_block_scale: Any = None,

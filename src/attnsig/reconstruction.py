@@ -20,7 +20,9 @@ those numbers into an approximation of ``u - u(0)``:
 The Fourier connection: ``int_0^1 exp(-2 pi i n s) du(s) = sum_k (-2 pi i n)^k S^{0^k 1}(X)``.
 
 This module computes no signatures itself; it reads the entries it needs from a flat signature made
-by :func:`attnsig.signature.signature`, or takes the derivative ``u'`` directly (the stable route).
+by :func:`attnsig.signature.signature`, or takes the derivative ``u'`` directly and integrates by
+Gauss-Legendre quadrature (:func:`time_moment_terms_from_derivative` for the terms themselves,
+:func:`legendre_coefficients_of_derivative` for the stable route).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from attnsig.signature import signature_dim, word_index
 __all__ = [
     "time_moment_words",
     "time_moment_terms",
+    "time_moment_terms_from_derivative",
     "moments_from_terms",
     "shifted_legendre_monomial_coefficients",
     "legendre_coefficients_from_terms",
@@ -184,6 +187,46 @@ def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray)
     if values.shape != s.shape:
         raise ValueError(f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}")
     return values
+
+
+# Largest k with k! representable in float64; beyond it s^k / k! is formed in logarithms.
+_MAX_FLOAT_FACTORIAL = 170
+
+
+def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
+                                      num_nodes: int = 200) -> np.ndarray:
+    """The signature terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds``, ``k < num_terms``, by Gauss quadrature.
+
+    These are the entries :func:`time_moment_terms` reads out of the signature of ``(t, u(t))``,
+    computed from ``u'`` without forming a path: what a perfect signature routine would return, up to
+    the quadrature error and rounding of each term (no cancellation between terms).
+
+    Parameters
+    ----------
+    derivative : callable
+        ``derivative(s)`` returns ``u'(s)`` for an array ``s`` of shape (num_nodes,).
+    num_terms : int
+        Number ``N`` of terms, ``k = 0 .. N - 1``.
+    num_nodes : int, default 200
+        Gauss-Legendre nodes on [0, 1]; exact (up to rounding) when ``u'`` is a polynomial of degree
+        ``< 2 num_nodes - N + 1``.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        ``terms[k] = S^{0^k 1}``, in the format of :func:`time_moment_terms`.
+    """
+    num_terms = check_positive_int(num_terms, "num_terms")
+    num_nodes = check_positive_int(num_nodes, "num_nodes")
+    s, w = _gauss_on_unit_interval(num_nodes)
+    du = _evaluate_derivative(derivative, s)  # (M,)
+    terms = np.empty(num_terms)
+    for k in range(num_terms):
+        if k <= _MAX_FLOAT_FACTORIAL:
+            terms[k] = np.sum(w * s**k / float(math.factorial(k)) * du)
+        else:  # k! overflows; the nodes lie strictly inside (0, 1), so the logarithm is finite
+            terms[k] = np.sum(w * np.exp(k * np.log(s) - math.lgamma(k + 1)) * du)
+    return terms
 
 
 def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
