@@ -122,7 +122,7 @@ def test_segment_coordinate_and_fraction_near():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: heads.attention_weights(np.ones(3), np.ones((2, 4))), "dimension"),
-    (lambda: heads.attention_weights(np.array([np.nan, 0.0]), np.eye(2)), "finite"),
+    (lambda: heads.attention_weights(np.array([np.nan, 0.0]), np.eye(2)), "query contains NaN"),
     (lambda: heads.attention_weights(np.ones(2), np.ones(2)), "keys"),
     (lambda: heads.single_head_output(np.ones(2), np.eye(2), np.ones((3, 1))), "values"),
     (lambda: heads.multi_head_output(np.ones(2), np.eye(2), np.eye(2)), "queries"),

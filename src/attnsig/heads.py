@@ -35,6 +35,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from attnsig.attention import softmax
+from attnsig._validation import as_float_array, check_positive_int
 
 __all__ = [
     "attention_weights",
@@ -57,26 +58,12 @@ __all__ = [
 # --------------------------------------------------------------------------- validation helpers
 
 def _float_array(x, name: str, ndim_min: int = 0) -> np.ndarray:
-    """``x`` as a finite float array with at least ``ndim_min`` axes, or a clear error."""
-    if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be an array of real numbers, got {type(x).__name__}")
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers, got {type(x).__name__}") from exc
-    if arr.ndim < ndim_min:
-        raise ValueError(f"{name} must have at least {ndim_min} axes, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got NaN or infinite entries")
-    return arr
+    """``x`` as a finite float64 array with at least ``ndim_min`` axes, or a clear error."""
+    return as_float_array(x, name, ndim_min=ndim_min).astype(np.float64, copy=False)
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
-    return int(value)
+    return check_positive_int(value, name)
 
 
 def _real(value, name: str) -> float:
