@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attnsig._validation import as_float_array, check_positive_int
 from attnsig.heads import attention_weights  # softmax(keys @ q), unscaled as in the sheet
 
 __all__ = [
@@ -44,21 +45,17 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- validation helpers
 def _as_keys(keys, name: str = "keys") -> np.ndarray:
-    arr = np.asarray(keys, dtype=float)
+    arr = as_float_array(keys, name).astype(np.float64, copy=False)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D array of shape (n, d); got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; got NaN or inf entries")
     return arr
 
 
 def _as_vector(x, name: str, dim: int | None = None) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
+    arr = as_float_array(x, name).astype(np.float64, copy=False)
     if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
         expected = f"({dim},)" if dim is not None else "(d,)"
         raise ValueError(f"{name} must have shape {expected}; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; got NaN or inf entries")
     return arr
 
 
@@ -72,11 +69,7 @@ def _check_epsilon(epsilon) -> float:
 
 
 def _check_count(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int; got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {value}")
-    return int(value)
+    return check_positive_int(value, name, minimum=minimum)
 
 
 def _check_index(index, n: int, name: str) -> int:
