@@ -170,8 +170,13 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
     a = shifted_legendre_monomial_coefficients(n).astype(np.float64)  # (N, N)
-    scale = np.sqrt(2.0 * np.arange(n) + 1.0)  # (N,)
+    scale = _legendre_norms(n)  # (N,)
     return np.einsum("jk,...k->...j", a, moments) * scale
+
+
+def _legendre_norms(n: int) -> np.ndarray:
+    """``sqrt(2j + 1)`` for ``j < n``: scales ``P_j(2s - 1)`` to unit norm in ``L^2[0, 1]``."""
+    return np.sqrt(2.0 * np.arange(n) + 1.0)  # (n,)
 
 
 def _gauss_on_unit_interval(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -254,7 +259,7 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     num_nodes = check_positive_int(num_nodes, "num_nodes")
     s, w = _gauss_on_unit_interval(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
-    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * np.sqrt(2.0 * np.arange(num_terms) + 1.0)  # (M, N)
+    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * _legendre_norms(num_terms)  # (M, N)
     return basis.T @ (w * du)
 
 
@@ -272,7 +277,7 @@ def derivative_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
-    return npleg.legval(2.0 * tt - 1.0, c * np.sqrt(2.0 * np.arange(c.size) + 1.0))
+    return npleg.legval(2.0 * tt - 1.0, c * _legendre_norms(c.size))
 
 
 def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
@@ -291,7 +296,7 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
     # In x = 2 s - 1: P~_j(s) ds = sqrt(2j+1) P_j(x) dx / 2; integrate the Legendre series from x = -1.
-    series = c * np.sqrt(2.0 * np.arange(c.size) + 1.0) / 2.0  # (N,)
+    series = c * _legendre_norms(c.size) / 2.0  # (N,)
     antiderivative = npleg.legint(series, lbnd=-1.0)  # (N + 1,), vanishes at x = -1
     return npleg.legval(2.0 * tt - 1.0, antiderivative)
 
@@ -461,7 +466,7 @@ def _basis_values(basis: str, n: int, s: np.ndarray) -> np.ndarray:
     if basis == "bernstein":
         binomials = np.array([math.comb(n - 1, j) for j in range(n)], dtype=np.float64)
         return binomials * s[:, None] ** k * (1.0 - s[:, None]) ** (n - 1 - k)
-    return npleg.legvander(2.0 * s - 1.0, n - 1) * np.sqrt(2.0 * k + 1.0)
+    return npleg.legvander(2.0 * s - 1.0, n - 1) * _legendre_norms(n)
 
 
 def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
