@@ -12,12 +12,13 @@ One module per concept; import the one you need (``from attnsig import attention
 * ``attnsig.recall``: the constructive associative-recall transformer
 * ``attnsig.signature``: truncated path signatures, Chen's identity, Lévy area, time augmentation
 * ``attnsig.reconstruction``: recovering a path from signature terms of its time augmentation
+* ``attnsig.explorer``: explorers that work on the static page (pre-drawn frames) and in Jupyter
 """
 
 __version__ = "0.1.0"
 
 __all__ = ["attention", "positional", "lowrank", "heads", "bounds", "recurrent", "synthesizer", "recall",
-           "signature", "reconstruction"]
+           "signature", "reconstruction", "explorer"]
 
 
 def __getattr__(name: str):
