@@ -1,4 +1,4 @@
-"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky)."""
+"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky), and projections onto spans."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from ._validation import as_float_array, check_positive_int
 
-__all__ = ["truncated_svd", "best_rank_k", "low_rank_errors"]
+__all__ = ["truncated_svd", "best_rank_k", "low_rank_errors", "projection_onto_span"]
 
 
 def _matrix_and_rank(a: Any, k: int) -> tuple[np.ndarray, int]:
@@ -76,3 +76,38 @@ def low_rank_errors(a: Any, k: int) -> tuple[float, float]:
     s = np.linalg.svd(a, compute_uv=False)
     tail = s[k:]
     return (float(tail[0]) if tail.size else 0.0), float(np.sqrt(np.sum(tail**2)))
+
+
+def projection_onto_span(basis) -> np.ndarray:
+    """Orthogonal projection onto the span of the columns of ``basis``.
+
+    For orthonormal columns ``A`` this is ``A A^T``; in general ``A (A^T A)^{-1} A^T``
+    (computed through an orthonormal basis of the column space, so dependent columns are fine).
+
+    Parameters
+    ----------
+    basis : array_like, shape (d, m)
+        Columns spanning the subspace (``m = 0`` gives the zero matrix).
+
+    Returns
+    -------
+    projection : ndarray, shape (d, d)
+        Symmetric, idempotent, with range the span of the columns.
+
+    Examples
+    --------
+    >>> projection_onto_span([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]).round(12)
+    array([[1., 0., 0.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    """
+    a = as_float_array(basis, "basis", ndim_min=2).astype(np.float64, copy=False)
+    if a.ndim != 2:
+        raise ValueError(f"basis must have shape (d, m) with the vectors as columns, got {a.shape}")
+    d, m = a.shape
+    if m == 0:
+        return np.zeros((d, d))
+    u, s, _ = np.linalg.svd(a, full_matrices=False)  # u (d, min(d, m))
+    rank = int(np.sum(s > s.max() * max(d, m) * np.finfo(float).eps)) if s.max() > 0 else 0
+    u = u[:, :rank]  # (d, rank): orthonormal basis of the span
+    return u @ u.T

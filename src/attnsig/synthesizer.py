@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_bool_array, check_positive_int
-from .attention import causal_mask, merge_heads, softmax, split_heads
+from ._validation import as_float_array, check_positive_int, check_rng
+from .attention import _allowed, _attend, merge_heads, split_heads
 
 __all__ = [
     "dense_synthesizer_logits",
@@ -36,11 +36,6 @@ __all__ = [
     "random_synthesizer_attention",
     "DenseSynthesizer",
 ]
-
-
-def _check_last(arr: np.ndarray, size: int, name: str, expected: str) -> None:
-    if arr.shape[-1] != size:
-        raise ValueError(f"{name} must have shape {expected}; got {arr.shape}")
 
 
 def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.ndarray:
@@ -71,7 +66,8 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     if a.shape[0] != e:
         raise ValueError(f"a must have shape (E, F) with E={e} the width of x {x.shape}; got {a.shape}")
     f = a.shape[1]
-    _check_last(b1, f, "b1", f"(F,) = ({f},)")
+    if b1.shape != (f,):
+        raise ValueError(f"b1 must have shape (F,) = ({f},); got {b1.shape}")
     if b.shape[0] != f:
         raise ValueError(f"b must have shape (F, L) with F={f} the width of a {a.shape}; got {b.shape}")
     max_len = b.shape[1]
@@ -114,20 +110,13 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     if values.shape[-2] != t:
         raise ValueError(f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
                          f"got {values.shape}")
-    allowed = None
-    if mask is not None:
-        allowed = check_bool_array(mask, "mask")
-        try:
-            np.broadcast_shapes(allowed.shape, logits.shape)
-        except ValueError:
-            raise ValueError(f"mask of shape {allowed.shape} does not broadcast to the logits' "
-                             f"shape {logits.shape}") from None
-    if causal:
-        allowed = causal_mask(t) if allowed is None else allowed & causal_mask(t)
-    if allowed is not None:
-        logits = np.where(allowed, logits, -np.inf)
-    weights = softmax(logits, axis=-1)  # (..., T, T)
-    return weights @ values, weights
+    try:
+        batch = np.broadcast_shapes(logits.shape[:-2], values.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the batch axes of logits {logits.shape} and values {values.shape} "
+                         "do not broadcast") from None
+    allowed = _allowed(mask, causal, batch, t, t)
+    return _attend(logits, allowed, values)  # the one masked-softmax step of the package
 
 
 def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_weight: Any, *,
@@ -231,11 +220,7 @@ class DenseSynthesizer:
         self.max_len = check_positive_int(max_len, "max_len")
         if self.embed_dim % self.num_heads:
             raise ValueError(f"num_heads={num_heads} must divide embed_dim={embed_dim}")
-        if rng is None or isinstance(rng, (int, np.integer)):
-            rng = np.random.default_rng(rng)
-        elif not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; "
-                            f"got {type(rng).__name__}")
+        rng = check_rng(rng, seed_ok=True)
         e, h, hs, length = self.embed_dim, self.num_heads, self.head_dim, self.max_len
         bound = 1.0 / math.sqrt(e)  # nn.Linear's default uniform range
         self.w1_weight = rng.uniform(-bound, bound, size=(e, e))
@@ -255,7 +240,8 @@ class DenseSynthesizer:
     def logits(self, x: Any) -> np.ndarray:
         """Synthesized logits of every head: (..., T, E) -> (..., H, T, T)."""
         x = as_float_array(x, "x", ndim_min=2)
-        _check_last(x, self.embed_dim, "x", f"(..., T, E={self.embed_dim})")
+        if x.shape[-1] != self.embed_dim:
+            raise ValueError(f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}")
         t = x.shape[-2]
         if t > self.max_len:
             raise ValueError(f"x has T={t} positions; this layer accepts at most max_len={self.max_len}")
@@ -283,7 +269,9 @@ class DenseSynthesizer:
         logits = self.logits(x)  # (..., H, T, T)
         values = split_heads(x @ self.value_weight.T + self.value_bias, self.num_heads)  # (..., H, T, hs)
         if mask is not None:
-            mask = check_bool_array(mask, "mask")[..., None, :, :]  # (..., 1, T, T): same for every head
+            mask = np.asarray(mask)
+            if mask.ndim >= 2:
+                mask = mask[..., None, :, :]  # (..., 1, T, T): the same for every head
         heads, weights = synthesizer_attention(logits, values, mask, causal=causal)
         out = merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias  # (..., T, E)
         return out, weights
