@@ -34,10 +34,18 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from attnsig._validation import as_float_array, check_positive_float, check_positive_int
+from attnsig._validation import (
+    as_float_array,
+    check_callable,
+    check_int,
+    check_positive_float,
+    check_positive_int,
+)
 from attnsig.signature import signature_dim, word_index
 
 __all__ = [
+    "legendre_norms",
+    "gauss_nodes",
     "time_moment_words",
     "time_moment_terms",
     "time_moment_terms_from_derivative",
@@ -170,24 +178,47 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
     a = shifted_legendre_monomial_coefficients(n).astype(np.float64)  # (N, N)
-    scale = _legendre_norms(n)  # (N,)
+    scale = legendre_norms(n)  # (N,)
     return np.einsum("jk,...k->...j", a, moments) * scale
 
 
-def _legendre_norms(n: int) -> np.ndarray:
-    """``sqrt(2j + 1)`` for ``j < n``: scales ``P_j(2s - 1)`` to unit norm in ``L^2[0, 1]``."""
+def legendre_norms(num_terms: int) -> np.ndarray:
+    """``sqrt(2j + 1)`` for ``j < num_terms``: scales ``P_j(2s - 1)`` to unit norm on [0, 1].
+
+    The shifted Legendre polynomial ``P_j(2s - 1)`` has squared norm ``1 / (2j + 1)`` in
+    ``L^2[0, 1]``; multiplied by these numbers the polynomials are orthonormal.
+
+    Examples
+    --------
+    >>> legendre_norms(3) ** 2
+    array([1., 3., 5.])
+    """
+    n = check_positive_int(num_terms, "num_terms")
     return np.sqrt(2.0 * np.arange(n) + 1.0)  # (n,)
 
 
-def _gauss_on_unit_interval(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [0, 1] (exact for polynomials of degree < 2 num_nodes)."""
+def gauss_nodes(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [0, 1], exact for degree < ``2 num_nodes``.
+
+    Returns
+    -------
+    nodes : ndarray, shape (num_nodes,)
+    weights : ndarray, shape (num_nodes,)
+        ``weights @ f(nodes)`` approximates ``int_0^1 f(s) ds``.
+
+    Examples
+    --------
+    >>> s, w = gauss_nodes(2)
+    >>> round(float(w @ s**3), 15)  # int_0^1 s^3 ds, exact with two nodes
+    0.25
+    """
+    num_nodes = check_positive_int(num_nodes, "num_nodes")
     x, w = npleg.leggauss(num_nodes)
     return (x + 1.0) / 2.0, w / 2.0
 
 
 def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray) -> np.ndarray:
-    if not callable(derivative):
-        raise TypeError(f"derivative must be a callable s -> u'(s) on arrays; got {type(derivative).__name__}")
+    check_callable(derivative, "derivative", "a callable s -> u'(s) on arrays")
     values = as_float_array(derivative(s), "derivative(s)")
     if values.shape != s.shape:
         raise ValueError(f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}")
@@ -223,7 +254,7 @@ def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], n
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     terms = np.empty(num_terms)
     for k in range(num_terms):
@@ -257,9 +288,9 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
-    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * _legendre_norms(num_terms)  # (M, N)
+    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * legendre_norms(num_terms)  # (M, N)
     return basis.T @ (w * du)
 
 
@@ -277,7 +308,7 @@ def derivative_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
-    return npleg.legval(2.0 * tt - 1.0, c * _legendre_norms(c.size))
+    return npleg.legval(2.0 * tt - 1.0, c * legendre_norms(c.size))
 
 
 def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
@@ -296,7 +327,7 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
     # In x = 2 s - 1: P~_j(s) ds = sqrt(2j+1) P_j(x) dx / 2; integrate the Legendre series from x = -1.
-    series = c * _legendre_norms(c.size) / 2.0  # (N,)
+    series = c * legendre_norms(c.size) / 2.0  # (N,)
     antiderivative = npleg.legint(series, lbnd=-1.0)  # (N + 1,), vanishes at x = -1
     return npleg.legval(2.0 * tt - 1.0, antiderivative)
 
@@ -412,7 +443,7 @@ def fourier_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], 
     """
     max_frequency = check_positive_int(max_frequency, "max_frequency", minimum=0)
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     n = np.arange(-max_frequency, max_frequency + 1)  # (2K+1,)
     return np.exp(-2j * np.pi * n[:, None] * s[None, :]) @ (w * du)
@@ -466,7 +497,7 @@ def _basis_values(basis: str, n: int, s: np.ndarray) -> np.ndarray:
     if basis == "bernstein":
         binomials = np.array([math.comb(n - 1, j) for j in range(n)], dtype=np.float64)
         return binomials * s[:, None] ** k * (1.0 - s[:, None]) ** (n - 1 - k)
-    return npleg.legvander(2.0 * s - 1.0, n - 1) * _legendre_norms(n)
+    return npleg.legvander(2.0 * s - 1.0, n - 1) * legendre_norms(n)
 
 
 def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
@@ -487,7 +518,7 @@ def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}; got {basis!r}")
     num_terms = check_positive_int(num_terms, "num_terms")
-    s, w = _gauss_on_unit_interval(num_terms + 1)  # exact for degree <= 2 num_terms + 1
+    s, w = gauss_nodes(num_terms + 1)  # exact for degree <= 2 num_terms + 1
     values = _basis_values(basis, num_terms, s)  # (M, N)
     return values.T @ (w[:, None] * values)
 
@@ -531,6 +562,4 @@ def _as_times(t: Any) -> np.ndarray:
 
 
 def _check_frequency(frequency: Any) -> int:
-    if isinstance(frequency, bool) or not isinstance(frequency, (int, np.integer)):
-        raise TypeError(f"frequency must be an integer; got {frequency!r} of type {type(frequency).__name__}")
-    return int(frequency)
+    return check_int(frequency, "frequency")

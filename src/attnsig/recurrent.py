@@ -19,7 +19,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_float, check_positive_int
+from ._validation import (
+    as_float_array,
+    check_callable,
+    check_positive_float,
+    check_positive_int,
+)
 
 __all__ = [
     "rnn_forward",
@@ -144,8 +149,7 @@ def numerical_jacobian(f: Callable[[np.ndarray], Any], x: Any, eps: float = 1e-6
     ndarray, shape out_shape + in_shape
         ``J[i..., j...] = ∂f(x)[i...] / ∂x[j...]``.
     """
-    if not callable(f):
-        raise TypeError(f"f must be callable; got {type(f).__name__}")
+    check_callable(f, "f")
     x = as_float_array(x, "x").astype(np.float64)
     eps = check_positive_float(eps, "eps")
     out_shape = np.shape(f(x))
