@@ -31,6 +31,7 @@ from ._validation import (
     check_positive_int,
     check_real,
 )
+from .attention import softmax
 from .heads import attention_weights  # softmax(keys @ q), unscaled as in the sheets
 
 __all__ = [
@@ -79,11 +80,12 @@ def _c(c, name: str = "c") -> float:
 
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     """log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
+    from scipy.special import logsumexp
+
     scores = keys @ query  # (n,)
-    top = scores.max()
-    lse = top + math.log(np.exp(scores - top).sum())
-    alpha = np.exp(scores - lse)  # (n,)
-    return scores[index] - lse, keys[index] - alpha @ keys
+    alpha = attention_weights(query, keys)  # (n,)
+    # log alpha_index from the log-normaliser, so that a tiny weight keeps its digits
+    return scores[index] - logsumexp(scores), keys[index] - alpha @ keys
 
 
 # ----------------------------------------------------------------------------- score gaps
@@ -153,7 +155,7 @@ def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
 
     Examples
     --------
-    >>> round(subset_gap(6, 2, 0.5), 12) == round(np.log(2.0), 12)
+    >>> round(subset_gap(6, 2, 0.5), 12) == round(math.log(2.0), 12)
     True
     """
     n = check_positive_int(num_keys, "num_keys")
@@ -176,7 +178,7 @@ def copy_gap(num_keys: int, epsilon: float) -> float:
 
     Examples
     --------
-    >>> round(copy_gap(5, 0.5), 12) == round(np.log(4.0), 12)
+    >>> round(copy_gap(5, 0.5), 12) == round(math.log(4.0), 12)
     True
     """
     return subset_gap(num_keys, 1, epsilon)
@@ -197,11 +199,10 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
     eps = _epsilon(epsilon)
     c = _c(c)
     log_r = math.log(n / eps)
-    # Divide through by the largest term so nothing overflows.
-    top = max(c * log_r, log_r, 0.0)
-    w1, w2, rest = math.exp(c * log_r - top), math.exp(log_r - top), (n - 2) * math.exp(-top)
-    z = w1 + w2 + rest
-    return w1 / z, w2 / z
+    # The n - 2 keys scoring 0 weigh as much as one key scoring ln(n - 2).
+    scores = [c * log_r, log_r] + ([math.log(n - 2)] if n > 2 else [])
+    w1, w2 = softmax(scores)[:2]
+    return float(w1), float(w2)
 
 
 def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
