@@ -194,6 +194,11 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
     Returns
     -------
     tuple of float
+
+    Examples
+    --------
+    >>> [round(w, 12) for w in noisy_weights(2, 0.5, 1.5)]  # r = 4: weights 8/12, 4/12
+    [0.666666666667, 0.333333333333]
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
     eps = _epsilon(epsilon)
@@ -210,6 +215,13 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
 
     Admissible: unit keys with ``||k_1 - k_i|| >= 1``.  The value is ``2 ln((n-1)/eps)`` for ``n >= 3``
     (attained by :func:`attnsig.keysets.adversarial_copy_keys`) and ``ln(1/eps)`` for ``n = 2``; it is 0 for ``n = 1``.
+
+    Examples
+    --------
+    >>> copy_worst_case_length(2, 0.5) == math.log(2.0)
+    True
+    >>> round(copy_worst_case_length(5, 0.5), 12) == round(2 * math.log(8.0), 12)
+    True
     """
     n = check_positive_int(num_keys, "num_keys")
     eps = _epsilon(epsilon)
@@ -224,6 +236,13 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
     """Smallest query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` for ``n`` orthonormal keys.
 
     Equal to ``sqrt(2(n-2)/n) ln((n-2)/eps)`` for ``n >= 3`` and to 0 for ``n = 2``.
+
+    Examples
+    --------
+    >>> average_min_length(2, 0.1)
+    0.0
+    >>> round(average_min_length(4, 0.5), 12) == round(math.log(4.0), 12)
+    True
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
     eps = _epsilon(epsilon)
@@ -237,6 +256,11 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
 
     The other ``n - 1`` keys are orthogonal to ``u`` and score 0, so the condition is
     ``(n - 1) exp(-c t) <= eps``, i.e. ``t >= ln((n-1)/eps) / c`` (0 when that is negative).
+
+    Examples
+    --------
+    >>> round(head_scale_needed(3, 0.5, 0.5), 12) == round(2 * math.log(4.0), 12)
+    True
     """
     n = check_positive_int(num_keys, "num_keys")
     eps = _epsilon(epsilon)
@@ -274,6 +298,12 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     ValueError
         If some target is not a top scorer along ``direction``, or the threshold exceeds the limit
         ``1 / (number of top scorers)`` of the weights as ``t`` grows.
+
+    Examples
+    --------
+    >>> t = min_scale_along(np.eye(3), [1.0, 0.0, 0.0], [0], threshold=0.5)
+    >>> round(t, 9) == round(math.log(2.0), 9)  # e^t / (e^t + 2) = 1/2
+    True
     """
     k = _keys(keys)
     u = _vector(direction, "direction", dim=k.shape[1])
@@ -338,6 +368,12 @@ def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> t
     ------
     RuntimeError
         If the optimiser does not return a feasible query (up to a relative ``1e-7`` in the weights).
+
+    Examples
+    --------
+    >>> norm, q = min_query_norm(np.eye(3), [0], threshold=0.5)
+    >>> round(norm, 6)  # shorter than ln 2 = 0.693147 along k_1: it leans away from the others
+    0.565952
     """
     from scipy.optimize import minimize
 

@@ -48,6 +48,19 @@ class StaticExplorer:
         PNG images, one per point of the grid (row-major over ``grid``).
     default : tuple of int
         Index of the default value of each parameter.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> def draw(a):
+    ...     fig, ax = plt.subplots(figsize=(1, 1))
+    ...     ax.plot([0, 1], [0, a])
+    ...     return fig
+    >>> ex = static_explorer(draw, {"a": [1, 2]}, name="demo", alt="A line.")
+    >>> isinstance(ex, StaticExplorer), "<img" in ex.to_html()
+    (True, True)
     """
 
     def __init__(self, name: str, grid: dict[str, list], labels: dict[str, str],

@@ -57,6 +57,14 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (num_keys, dim)
+
+    Examples
+    --------
+    >>> keys = adversarial_copy_keys(4, 3)
+    >>> np.linalg.norm(keys, axis=1).round(12)
+    array([1., 1., 1., 1.])
+    >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # every distractor at distance 1
+    array([1., 1., 1.])
     """
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim", minimum=2)
@@ -85,6 +93,12 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     Returns
     -------
     numpy.ndarray, shape (num_keys, dim)
+
+    Examples
+    --------
+    >>> keys = random_copy_keys(5, 3, np.random.default_rng(0))
+    >>> bool((keys[1:] @ keys[0] <= 0.5 + 1e-12).all())  # ||k_1 - k_i|| >= 1
+    True
     """
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim", minimum=2)
@@ -105,6 +119,12 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     Returns
     -------
     numpy.ndarray, shape (num_keys, dim)
+
+    Examples
+    --------
+    >>> keys = orthonormal_keys(3, 5, np.random.default_rng(0))
+    >>> np.allclose(keys @ keys.T, np.eye(3))
+    True
     """
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim")
@@ -128,6 +148,14 @@ def noisy_key_set(num_keys: int, c: float, rng: np.random.Generator) -> tuple[np
     -------
     keys : numpy.ndarray, shape (num_keys, num_keys + 1)
     u : numpy.ndarray, shape (num_keys + 1,), the unit direction of the first key
+
+    Examples
+    --------
+    >>> keys, u = noisy_key_set(3, 0.5, np.random.default_rng(0))
+    >>> np.linalg.norm(keys, axis=1).round(12)
+    array([0.5, 1. , 1. ])
+    >>> np.allclose(keys[0], 0.5 * u)
+    True
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
     c = check_real(c, "c", low=0, low_open=True)
@@ -158,6 +186,12 @@ def noisy_key_covariances(
     Returns
     -------
     covariances : ndarray, shape (n, d, d)
+
+    Examples
+    --------
+    >>> noisy_key_covariances([[2.0, 0.0], [0.0, 1.0]], 0.1, index=0)[0]
+    array([[2.1, 0. ],
+           [0. , 0.1]])
     """
     mu = _float64(means, "means", 2)
     if mu.ndim != 2:
@@ -199,6 +233,14 @@ def sample_keys(means, covariances, num_samples: int, rng: np.random.Generator) 
     Returns
     -------
     keys : ndarray, shape (S, n, d)
+
+    Examples
+    --------
+    >>> keys = sample_keys(np.eye(2), np.zeros((2, 2)), 3, np.random.default_rng(0))
+    >>> keys.shape  # zero covariance: every draw is the mean
+    (3, 2, 2)
+    >>> bool((keys == np.eye(2)).all())
+    True
     """
     mu = _float64(means, "means", 2)
     if mu.ndim != 2:

@@ -35,6 +35,14 @@ def truncated_svd(a: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         Singular values in decreasing order.
     vt : ndarray, shape (r, n)
         with ``r = min(k, m, n)``, so that ``u @ np.diag(s) @ vt`` is :func:`best_rank_k`.
+
+    Examples
+    --------
+    >>> u, s, vt = truncated_svd(np.diag([3.0, 2.0, 1.0]), 2)
+    >>> s
+    array([3., 2.])
+    >>> u.shape, vt.shape
+    ((3, 2), (2, 3))
     """
     a, k = _matrix_and_rank(a, k)
     u, s, vt = np.linalg.svd(a, full_matrices=False)
@@ -57,6 +65,13 @@ def best_rank_k(a: Any, k: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (m, n)
+
+    Examples
+    --------
+    >>> best_rank_k(np.diag([3.0, 2.0, 1.0]), 1)
+    array([[3., 0., 0.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
     """
     u, s, vt = truncated_svd(a, k)
     return (u * s) @ vt  # (m, r) * (r,) scales columns: U diag(s)
@@ -71,6 +86,11 @@ def low_rank_errors(a: Any, k: int) -> tuple[float, float]:
         ``‖A − A_k‖₂ = σ_{k+1}`` (0 when ``k >= rank``).
     frobenius_error : float
         ``‖A − A_k‖_F = sqrt(σ_{k+1}² + σ_{k+2}² + ...)``.
+
+    Examples
+    --------
+    >>> low_rank_errors(np.diag([3.0, 2.0, 1.0]), 1)  # sigma_2 and sqrt(2**2 + 1**2)
+    (2.0, 2.23606797749979)
     """
     a, k = _matrix_and_rank(a, k)
     s = np.linalg.svd(a, compute_uv=False)

@@ -76,6 +76,11 @@ def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
     """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the value).
 
     The word ``0^k 1`` has length ``k + 1``, so a signature of depth ``N`` holds the first ``N`` of them.
+
+    Examples
+    --------
+    >>> time_moment_words(3)
+    [(1,), (0, 1), (0, 0, 1)]
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     return [(TIME,) * k + (VALUE,) for k in range(num_terms)]
@@ -98,6 +103,13 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
     -------
     ndarray, shape (..., num_terms)
         ``terms[..., k] = S^{0^k 1} = int_0^1 s^k / k! du(s)`` when the time channel runs over [0, 1].
+
+    Examples
+    --------
+    >>> from attnsig.signature import signature, time_augment
+    >>> path = time_augment(np.linspace(0.0, 1.0, 5)[:, None])  # u(t) = t
+    >>> time_moment_terms(signature(path, 3), 3).round(12)  # int s^k / k! ds
+    array([1.        , 0.5       , 0.16666667])
     """
     depth = check_positive_int(depth, "depth")
     num_terms = depth if num_terms is None else check_positive_int(num_terms, "num_terms")
@@ -130,6 +142,11 @@ def moments_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> moments_from_terms([1.0, 0.5, 1 / 6]).round(12)  # int s^k ds for u' = 1
+    array([1.        , 0.5       , 0.33333333])
     """
     arr = _as_terms(terms)
     factorials = np.array([math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64)
@@ -149,6 +166,13 @@ def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
     -------
     ndarray of Python ints (dtype object), shape (num_terms, num_terms)
         Lower triangular; exact, so it can be used with ``fractions.Fraction``.
+
+    Examples
+    --------
+    >>> shifted_legendre_monomial_coefficients(3).astype(int)  # P_j(2s - 1) in powers of s
+    array([[ 1,  0,  0],
+           [-1,  2,  0],
+           [ 1, -6,  6]])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     a = np.zeros((num_terms, num_terms), dtype=object)
@@ -174,6 +198,11 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> legendre_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(12) + 0.0  # u' = 1 = P_0
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
@@ -251,6 +280,11 @@ def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], n
     -------
     ndarray, shape (N,)
         ``terms[k] = S^{0^k 1}``, in the format of :func:`time_moment_terms`.
+
+    Examples
+    --------
+    >>> time_moment_terms_from_derivative(np.ones_like, 3).round(12)  # u' = 1
+    array([1.        , 0.5       , 0.16666667])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
@@ -285,6 +319,11 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     Returns
     -------
     ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> legendre_coefficients_of_derivative(lambda s: 2 * s, 3).round(12) + 0.0
+    array([1.        , 0.57735027, 0.        ])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
@@ -305,6 +344,11 @@ def derivative_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> derivative_from_legendre([1.0, 0.0], [0.0, 0.5, 1.0])
+    array([1., 1., 1.])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
@@ -323,6 +367,11 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_legendre([1.0], [0.0, 0.5, 1.0])  # u' = 1: u(t) - u(0) = t
+    array([0. , 0.5, 1. ])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
@@ -351,6 +400,11 @@ def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> monomial_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(9) + 0.0  # u' = 1
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
@@ -370,6 +424,11 @@ def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_monomial([0.0, 2.0], [0.0, 0.5, 1.0])  # u' = 2s: u(t) - u(0) = t^2
+    array([0.  , 0.25, 1.  ])
     """
     a = _as_coeffs(coeffs)
     tt = _as_times(t)
@@ -396,6 +455,12 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     Returns
     -------
     ndarray of complex, shape (...)
+
+    Examples
+    --------
+    >>> terms = time_moment_terms_from_derivative(np.ones_like, 40)  # u' = 1
+    >>> abs(complex(fourier_coefficient_from_terms(terms, 1))) < 1e-12  # int e^{-2 pi i s} ds = 0
+    True
     """
     arr = _as_terms(terms)
     n = _check_frequency(frequency)
@@ -415,6 +480,11 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     frequency : int
     total_variation : float
         ``||u'||_1 = int_0^1 |u'(s)| ds`` (any upper bound for it).
+
+    Examples
+    --------
+    >>> fourier_tail_bound(40, 1, 1.0) < 1e-10
+    True
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     n = _check_frequency(frequency)
@@ -440,6 +510,12 @@ def fourier_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], 
     -------
     ndarray of complex, shape (2 K + 1,)
         Entry ``K + n`` holds frequency ``n``.
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 1)  # n = -1, 0, 1
+    >>> np.abs(c).round(12)
+    array([0., 1., 0.])
     """
     max_frequency = check_positive_int(max_frequency, "max_frequency", minimum=0)
     num_nodes = check_positive_int(num_nodes, "num_nodes")
@@ -464,6 +540,12 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 2)  # u' = 1
+    >>> increment_from_fourier(c, [0.0, 1.0]).round(12) + 0.0
+    array([0., 1.])
     """
     c = np.asarray(coeffs)
     if c.ndim != 1 or c.size % 2 != 1:
@@ -514,6 +596,12 @@ def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
     -------
     ndarray, shape (num_terms, num_terms)
         Computed by Gauss quadrature, exact up to rounding (the identity for ``"legendre"``).
+
+    Examples
+    --------
+    >>> gram_matrix("monomial", 2)  # int s^(j + k) ds
+    array([[1.        , 0.5       ],
+           [0.5       , 0.33333333]])
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}; got {basis!r}")
@@ -529,6 +617,11 @@ def monomial_gram_condition(num_terms: int) -> float:
     ``np.linalg.cond`` saturates near ``1e17`` in double precision. Here ``H`` is symmetric positive
     definite, so ``cond = lambda_max(H) lambda_max(H^{-1})``; both largest eigenvalues are well
     conditioned, and ``H^{-1}`` has a closed form with integer entries.
+
+    Examples
+    --------
+    >>> round(monomial_gram_condition(2), 4)  # the 2 x 2 Hilbert matrix
+    19.2815
     """
     n = check_positive_int(num_terms, "num_terms")
     k = np.arange(n)

@@ -162,6 +162,11 @@ def signature_dim(d: int, depth: int) -> int:
         Dimension of the path, ``d >= 1``.
     depth : int
         Truncation level, ``depth >= 1``.
+
+    Examples
+    --------
+    >>> signature_dim(2, 3)  # 2 + 4 + 8
+    14
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -181,6 +186,11 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
     list of tuple of int
         ``words(d, depth)[i]`` is the word whose signature entry is ``signature(path, depth)[..., i]``;
         the list has ``signature_dim(d, depth)`` entries.
+
+    Examples
+    --------
+    >>> words(2, 2)
+    [(0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)]
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -199,6 +209,11 @@ def word_index(word: Sequence[int], d: int) -> int:
         If ``word`` is not a sequence of integers.
     ValueError
         If ``word`` is empty (level 0 is not stored) or a letter is outside ``0..d-1``.
+
+    Examples
+    --------
+    >>> word_index((1, 0), 2)
+    4
     """
     d = _check_dim(d)
     letters = check_sequence(word, "word", "a sequence of integer letters")
@@ -227,6 +242,15 @@ def levels(sig: Any, d: int, depth: int) -> list[np.ndarray]:
     list of ndarray
         ``depth`` arrays (views) of shapes ``(..., d)``, ``(..., d, d)``, ..., ``(..., d, ..., d)``;
         ``levels(sig, d, depth)[k - 1][..., i_1, ..., i_k]`` is the entry of the word ``(i_1, ..., i_k)``.
+
+    Examples
+    --------
+    >>> first, second = levels(np.arange(6.0), 2, 2)
+    >>> first
+    array([0., 1.])
+    >>> second
+    array([[2., 3.],
+           [4., 5.]])
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -292,6 +316,13 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (broadcast batch, signature_dim(d, depth))
+
+    Examples
+    --------
+    >>> a = signature([[0.0, 0.0], [1.0, 0.0]], 2)
+    >>> b = signature([[1.0, 0.0], [1.0, 1.0]], 2)
+    >>> np.allclose(chen(a, b, 2, 2), signature([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]], 2))
+    True
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -683,6 +714,12 @@ def levy_area_matrix(path: Any) -> np.ndarray:
     ndarray, shape (..., d, d)
         Antisymmetric; ``A_ij`` is the signed area enclosed by the projection of the path on the
         coordinates ``(i, j)`` and the chord back to its start.
+
+    Examples
+    --------
+    >>> levy_area_matrix([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    array([[ 0.,  1.],
+           [-1.,  0.]])
     """
     x = _as_path(path)
     d = x.shape[-1]
@@ -702,6 +739,11 @@ def levy_area(path: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (...)
+
+    Examples
+    --------
+    >>> float(levy_area([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]))
+    1.0
     """
     x = _as_path(path)
     if x.shape[-1] != 2:
@@ -723,6 +765,13 @@ def time_augment(path: Any, times: Any = None) -> np.ndarray:
     -------
     ndarray, shape (..., L, d + 1)
         Channel 0 is time, channels ``1..d`` are the path.
+
+    Examples
+    --------
+    >>> time_augment([[5.0], [6.0], [8.0]])
+    array([[0. , 5. ],
+           [0.5, 6. ],
+           [1. , 8. ]])
     """
     x = _as_path(path)
     length = x.shape[-2]

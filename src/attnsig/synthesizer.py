@@ -56,6 +56,13 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     -------
     ndarray, shape (..., T, T)
         Row ``i`` depends on ``x[..., i, :]`` only.
+
+    Examples
+    --------
+    >>> x = np.ones((2, 3))  # (T, E)
+    >>> logits = dense_synthesizer_logits(x, np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5))
+    >>> logits.shape  # (T, T): the first T of L = 5 positions
+    (2, 2)
     """
     x = as_float_array(x, "x", ndim_min=2)
     a = as_float_array(a, "a", ndim=2)
@@ -101,6 +108,16 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     weights : ndarray, shape (..., T, T)
         Rows sum to one; a row with every position masked is zero (as in
         :func:`attnsig.attention.softmax`).
+
+    Examples
+    --------
+    >>> out, w = synthesizer_attention(np.zeros((2, 2)), [[1.0], [3.0]], causal=True)
+    >>> w
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> out
+    array([[1.],
+           [2.]])
     """
     logits = as_float_array(logits, "logits", ndim_min=2)
     values = as_float_array(values, "values", ndim_min=2)
@@ -137,6 +154,15 @@ def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (..., T, T)
+
+    Examples
+    --------
+    >>> x = np.eye(2)  # (T, E)
+    >>> out, w = dense_synthesizer_attention(x, np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)),
+    ...                                      np.zeros(2), np.eye(2))
+    >>> w  # zero logits: uniform weights
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
@@ -164,6 +190,14 @@ def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (T, T) broadcast to (..., T, T)
+
+    Examples
+    --------
+    >>> logits = np.zeros((3, 3))  # R, of shape (L, L)
+    >>> out, w = random_synthesizer_attention(np.eye(2), logits, np.eye(2), causal=True)
+    >>> w  # the top-left (T, T) block of R, whatever x is
+    array([[1. , 0. ],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     logits = as_float_array(logits, "logits", ndim=2)
@@ -211,6 +245,13 @@ class DenseSynthesizer:
     value_bias : ndarray, shape (E,)
     out_proj_weight : ndarray, shape (E, E)
     out_proj_bias : ndarray, shape (E,)
+
+    Examples
+    --------
+    >>> layer = DenseSynthesizer(embed_dim=4, num_heads=2, max_len=5, rng=0)
+    >>> out, weights = layer(np.ones((3, 4)), causal=True)
+    >>> out.shape, weights.shape
+    ((3, 4), (2, 3, 3))
     """
 
     def __init__(self, embed_dim: int, num_heads: int, max_len: int, *,

@@ -40,6 +40,13 @@ def recall_margins(model: RecallTransformer, sequences: Any, scale: Any = None) 
     """Read-out value of the correct answer minus the largest other one, shape (B,).
 
     Recall is correct at temperature zero exactly when the margin is positive.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> model = build_recall_transformer(3)
+    >>> bool(recall_margins(model, "A6B8C3B?", 3.0)[0] > 0)
+    True
     """
     tokens = validate_recall_tokens(sequences, model.num_pairs)
     answers = recall_answers(tokens, model.num_pairs)
@@ -52,6 +59,13 @@ def recall_accuracy(model: RecallTransformer, sequences: Any, scale: Any = None,
 
     ``weights`` (shape (B,)) lets one representative stand for many sequences
     (see :func:`~attnsig.recall.task.canonical_recall_tokens`).
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> model = build_recall_transformer(3)
+    >>> recall_accuracy(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)
+    1.0
     """
     correct = recall_margins(model, sequences, scale) > 0
     if weights is None:
@@ -84,6 +98,12 @@ def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fracti
     -------
     fractions.Fraction
         Correctly recalled prompts divided by all answerable prompts, in exact arithmetic.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> exact_recall_accuracy(build_recall_transformer(3), 3.0)
+    Fraction(1, 1)
     """
     check_instance(model, "model", RecallTransformer,
                    "a RecallTransformer (see build_recall_transformer)")
@@ -121,6 +141,13 @@ def critical_scales(model: RecallTransformer, sequences: Any, *, first_block_sca
     ndarray, shape (B,)
         The smallest scale found with a positive margin. Bisection assumes a single switch from
         wrong to right as the scale grows; check it on a grid when it matters.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> s = critical_scales(build_recall_transformer(3), "A6B8C3B?")
+    >>> bool(0 < s[0] < 3.0)
+    True
     """
     tokens = validate_recall_tokens(sequences, model.num_pairs)
     iterations = check_positive_int(iterations, "iterations")
@@ -152,6 +179,11 @@ def ideal_critical_scale(num_pairs: int) -> float:
     See the chapter: the last query scores the matching pair and itself with ``s`` and every other
     position with 0; the correct digit collects ``e^s`` against at most ``max(2, n - 1)`` for any
     other token.
+
+    Examples
+    --------
+    >>> round(ideal_critical_scale(3), 12) == round(math.log(2), 12)
+    True
     """
     n = check_positive_int(num_pairs, "num_pairs")
     return math.log(max(2, n - 1))

@@ -64,6 +64,12 @@ class FeedForward:
     b_in : ndarray, shape (h,)
     w_out : ndarray, shape (h, d)
     b_out : ndarray, shape (d,)
+
+    Examples
+    --------
+    >>> ffn = FeedForward(np.eye(2), np.array([0.0, -1.0]), np.eye(2), np.zeros(2))
+    >>> ffn(np.array([3.0, 3.0]))
+    array([3., 2.])
     """
 
     w_in: np.ndarray
@@ -99,6 +105,12 @@ class RecallTransformer:
         Block 2 feed-forward network, all zeros.
     w_out : ndarray, shape (d, 37)
         Read-out: the output block.
+
+    Examples
+    --------
+    >>> model = build_recall_transformer(3)
+    >>> model.seq_len, model.dim
+    (8, 111)
     """
 
     num_pairs: int
@@ -161,6 +173,12 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     Returns
     -------
     RecallTransformer
+
+    Examples
+    --------
+    >>> model = build_recall_transformer(3)
+    >>> model.w_q1.shape
+    (111, 111)
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
@@ -237,6 +255,12 @@ class RecallTrace:
     q2, k2, v2, weights2, attention2, residual2, ffn2, x2 : the same for block 2;
     logits : (B, T, 37) the read-out ``x2 @ w_out`` at every position (finite; temperature zero
     means taking the argmax).
+
+    Examples
+    --------
+    >>> trace = run(build_recall_transformer(3), "A6B8C3B?")
+    >>> trace.weights1.shape, trace.logits.shape
+    ((1, 8, 8), (1, 8, 37))
     """
 
     x0: np.ndarray
@@ -260,7 +284,16 @@ class RecallTrace:
 
 
 def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
-    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns (B, T, d)."""
+    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns (B, T, d).
+
+    Examples
+    --------
+    >>> from attnsig.recall import tokenize
+    >>> model = build_recall_transformer(1)
+    >>> x = embed(model, tokenize("A1A?"))
+    >>> x.shape, int(x.sum())  # one token and one position code per position
+    ((1, 4, 111), 8)
+    """
     batch, seq_len = tokens.shape
     if seq_len != model.seq_len:
         raise ValueError(f"tokens must have length {model.seq_len} for this model; got shape {tokens.shape}")
@@ -401,6 +434,14 @@ def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
     Returns
     -------
     RecallTrace
+
+    Examples
+    --------
+    >>> import math
+    >>> from attnsig.recall import VOCAB
+    >>> trace = run(build_recall_transformer(3), "A6B8C3B?", math.inf)
+    >>> VOCAB[int(trace.logits[0, -1].argmax())]
+    '8'
     """
     tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
     return _trace(model, embed(model, tokens), scale)
@@ -408,7 +449,15 @@ def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
 
 def recall_logits(model: RecallTransformer, sequences: Any, scale: Any = None, *,
                   check_answerable: bool = True) -> np.ndarray:
-    """Read-out at the last position, shape (B, 37), without keeping the intermediates."""
+    """Read-out at the last position, shape (B, 37), without keeping the intermediates.
+
+    Examples
+    --------
+    >>> from attnsig.recall import VOCAB
+    >>> logits = recall_logits(build_recall_transformer(3), "A6B8C3B?", 3.0)
+    >>> logits.shape, VOCAB[int(logits[0].argmax())]
+    ((1, 37), '8')
+    """
     tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
     return _last_logits(model, embed(model, tokens), scale)
 
@@ -419,6 +468,13 @@ def predict(model: RecallTransformer, sequences: Any, scale: Any = None, *,
 
     A row whose largest read-out value is not unique (within ``atol``) has no deterministic answer
     and gets ``-1``.
+
+    Examples
+    --------
+    >>> from attnsig.recall import VOCAB
+    >>> model = build_recall_transformer(3)
+    >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
+    ['8', '3']
     """
     logits = recall_logits(model, sequences, scale, check_answerable=check_answerable)  # (B, 37)
     top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)

@@ -53,6 +53,11 @@ def tokenize(sequences: Any) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (B, T)
+
+    Examples
+    --------
+    >>> tokenize("A6B8C3B?")
+    array([[10,  6, 11,  8, 12,  3, 11, 36]])
     """
     if isinstance(sequences, str):
         sequences = [sequences]
@@ -78,7 +83,13 @@ def tokenize(sequences: Any) -> np.ndarray:
 
 
 def detokenize(tokens: Any) -> list[str]:
-    """Strings of token indices of shape (B, T) (or (T,))."""
+    """Strings of token indices of shape (B, T) (or (T,)).
+
+    Examples
+    --------
+    >>> detokenize([[10, 6, 11, 8, 12, 3, 11, 36]])
+    ['A6B8C3B?']
+    """
     arr = tokenize(tokens)
     return ["".join(VOCAB[t] for t in row) for row in arr]
 
@@ -112,6 +123,15 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
     ------
     ValueError
         Naming the first offending sequence and position.
+
+    Examples
+    --------
+    >>> validate_recall_tokens("A6B8C3B?", 3).shape
+    (1, 8)
+    >>> validate_recall_tokens("A6B8A3B?", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs distinct keys (the construction would average their values)
     """
     n = check_positive_int(num_pairs, "num_pairs")
     tokens = tokenize(sequences)
@@ -156,7 +176,13 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
 
 
 def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
-    """The correct answers (token indices of shape (B,)) of answerable recall prompts."""
+    """The correct answers (token indices of shape (B,)) of answerable recall prompts.
+
+    Examples
+    --------
+    >>> [VOCAB[t] for t in recall_answers(["A6B8C3B?", "A6B8C3C?"], 3)]
+    ['8', '3']
+    """
     tokens = validate_recall_tokens(sequences, num_pairs)
     n = num_pairs
     match = tokens[:, 0:2 * n:2] == tokens[:, [2 * n]]  # (B, n), one True per row
@@ -173,6 +199,11 @@ def random_recall_tokens(num_pairs: int, size: int, rng: np.random.Generator) ->
     Returns
     -------
     ndarray of int64, shape (size, 2n + 2)
+
+    Examples
+    --------
+    >>> detokenize(random_recall_tokens(2, 3, np.random.default_rng(0)))[0][-1]
+    '?'
     """
     n = check_positive_int(num_pairs, "num_pairs")
     size = check_positive_int(size, "size")
@@ -219,6 +250,12 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     counts : ndarray of int64, shape (C,)
         The number of answerable prompts each representative stands for; ``counts.sum()`` is the
         number of all answerable prompts, ``26!/(26-n)! * 10**n * n``.
+
+    Examples
+    --------
+    >>> tokens, counts = canonical_recall_tokens(1)
+    >>> detokenize(tokens), counts  # one class: 26 letters times 10 digits
+    (['A0A?'], array([260]))
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > 9:
@@ -270,6 +307,11 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     -------
     ndarray of int64, shape (1, 2n + 2)
         One prompt, with a leading batch axis so it can be passed to :func:`~attnsig.recall.model.run` and friends.
+
+    Examples
+    --------
+    >>> detokenize(hardest_recall_tokens(3))
+    ['A0B0C1C?']
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
