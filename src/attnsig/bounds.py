@@ -80,12 +80,10 @@ def _c(c, name: str = "c") -> float:
 
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     """log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
-    from scipy.special import logsumexp
-
     scores = keys @ query  # (n,)
     alpha = attention_weights(query, keys)  # (n,)
     # log alpha_index from the log-normaliser, so that a tiny weight keeps its digits
-    return scores[index] - logsumexp(scores), keys[index] - alpha @ keys
+    return scores[index] - np.logaddexp.reduce(scores), keys[index] - alpha @ keys
 
 
 # ----------------------------------------------------------------------------- score gaps
