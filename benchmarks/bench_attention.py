@@ -54,22 +54,40 @@ BATCH, LENGTH, EMBED, HEADS = 8, 512, 512, 8
 FAST = "attnsig fast"
 
 
-def build_contenders(batch: int, length: int, embed: int, heads: int, seed: int = 0
-                     ) -> tuple[dict[str, Callable[[], tuple[np.ndarray, np.ndarray | None]]], np.ndarray]:
+def build_contenders(
+    batch: int, length: int, embed: int, heads: int, seed: int = 0
+) -> tuple[dict[str, Callable[[], tuple[np.ndarray, np.ndarray | None]]], np.ndarray]:
     """The contenders as zero-argument callables returning (output, per-head weights or None)."""
     rng = np.random.default_rng(seed)
-    module = torch.nn.MultiheadAttention(embed, heads, batch_first=True, dtype=torch.float32).eval()
-    with torch.no_grad():  # non-zero biases, so that a bias bug would show in the agreement check
+    module = torch.nn.MultiheadAttention(
+        embed, heads, batch_first=True, dtype=torch.float32
+    ).eval()
+    with (
+        torch.no_grad()
+    ):  # non-zero biases, so that a bias bug would show in the agreement check
         for p in (module.in_proj_bias, module.out_proj.bias):
-            p.copy_(torch.from_numpy(rng.normal(scale=0.1, size=tuple(p.shape)).astype(np.float32)))
-    params = [p.detach().numpy() for p in (module.in_proj_weight, module.in_proj_bias,
-                                           module.out_proj.weight, module.out_proj.bias)]
+            p.copy_(
+                torch.from_numpy(
+                    rng.normal(scale=0.1, size=tuple(p.shape)).astype(np.float32)
+                )
+            )
+    params = [
+        p.detach().numpy()
+        for p in (
+            module.in_proj_weight,
+            module.in_proj_bias,
+            module.out_proj.weight,
+            module.out_proj.bias,
+        )
+    ]
     ours = MultiHeadAttention.from_weights(*params, heads)
     assert ours.in_proj_weight.dtype == np.float32  # the float32 weights stay float32
     x = rng.normal(size=(batch, length, embed)).astype(np.float32)  # (B, T, E)
     xt = torch.from_numpy(x)
     # PyTorch's module wants the additive/boolean mask even with is_causal=True (True = masked out).
-    torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(length, dtype=torch.float32)
+    torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(
+        length, dtype=torch.float32
+    )
     head_dim = embed // heads
 
     def attnsig_fast():
@@ -80,21 +98,38 @@ def build_contenders(batch: int, length: int, embed: int, heads: int, seed: int 
 
     def torch_mha():
         with torch.inference_mode():
-            out, _ = module(xt, xt, xt, attn_mask=torch_mask, is_causal=True, need_weights=False)
+            out, _ = module(
+                xt, xt, xt, attn_mask=torch_mask, is_causal=True, need_weights=False
+            )
         return out.numpy(), None
 
     def torch_mha_weights():
         with torch.inference_mode():
-            out, w = module(xt, xt, xt, attn_mask=torch_mask, need_weights=True, average_attn_weights=False)
+            out, w = module(
+                xt,
+                xt,
+                xt,
+                attn_mask=torch_mask,
+                need_weights=True,
+                average_attn_weights=False,
+            )
         return out.numpy(), w.numpy()
 
     def torch_sdpa():
         with torch.inference_mode():
-            qkv = torch.nn.functional.linear(xt, module.in_proj_weight, module.in_proj_bias)  # (B, T, 3E)
-            qkv = qkv.view(batch, length, 3, heads, head_dim).permute(2, 0, 3, 1, 4)  # (3, B, H, T, hs)
-            o = torch.nn.functional.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], is_causal=True)
+            qkv = torch.nn.functional.linear(
+                xt, module.in_proj_weight, module.in_proj_bias
+            )  # (B, T, 3E)
+            qkv = qkv.view(batch, length, 3, heads, head_dim).permute(
+                2, 0, 3, 1, 4
+            )  # (3, B, H, T, hs)
+            o = torch.nn.functional.scaled_dot_product_attention(
+                qkv[0], qkv[1], qkv[2], is_causal=True
+            )
             o = o.transpose(1, 2).reshape(batch, length, embed)  # (B, T, E)
-            out = torch.nn.functional.linear(o, module.out_proj.weight, module.out_proj.bias)
+            out = torch.nn.functional.linear(
+                o, module.out_proj.weight, module.out_proj.bias
+            )
         return out.numpy(), None
 
     contenders = {
@@ -118,12 +153,14 @@ def check_agreement(contenders: dict, rtol: float = 2e-4, atol: float = 2e-5) ->
             np.testing.assert_allclose(w, w0, rtol=rtol, atol=atol, err_msg=name)
 
 
-def interleaved_rounds(contenders: dict, rounds: int) -> dict[str, dict[str, list[float]]]:
+def interleaved_rounds(
+    contenders: dict, rounds: int
+) -> dict[str, dict[str, list[float]]]:
     """Wall and CPU seconds per call, ``rounds`` times each, the order rotated every round."""
     names = list(contenders)
     times = {name: {"wall": [], "cpu": []} for name in names}
     for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             wall, cpu = time.perf_counter(), time.process_time()
             contenders[name]()
             times[name]["cpu"].append(time.process_time() - cpu)
@@ -144,41 +181,73 @@ def summarise(times: dict[str, dict[str, list[float]]]) -> list[dict]:
     return rows
 
 
-def markdown_table(rows: list[dict], rounds: int, batch: int, length: int, embed: int, heads: int) -> str:
-    lines = [f"Multi-head attention, B={batch}, T={length}, E={embed}, H={heads}, float32, causal; "
-             f"one thread; {rounds} interleaved rounds.",
-             "",
-             "| contender | CPU (ms) | wall (ms) | attnsig fast / this, CPU | attnsig fast / this, wall |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+def markdown_table(
+    rows: list[dict], rounds: int, batch: int, length: int, embed: int, heads: int
+) -> str:
+    lines = [
+        f"Multi-head attention, B={batch}, T={length}, E={embed}, H={heads}, float32, causal; "
+        f"one thread; {rounds} interleaved rounds.",
+        "",
+        "| contender | CPU (ms) | wall (ms) | attnsig fast / this, CPU | attnsig fast / this, wall |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for row in rows:
         mine = row["contender"] == FAST
-        ratios = ["1 (itself)"] * 2 if mine else [f"{row['ratio_cpu']:.2f}", f"{row['ratio_wall']:.2f}"]
-        lines.append(f"| {row['contender']} | {row['median_cpu_ms']:.0f} | {row['median_wall_ms']:.0f} | "
-                     f"{ratios[0]} | {ratios[1]} |")
-    lines += ["", "Times: medians over rounds. Ratios: medians over rounds of the per-round ratio "
-              "(below 1 = attnsig fast is faster)."]
+        ratios = (
+            ["1 (itself)"] * 2
+            if mine
+            else [f"{row['ratio_cpu']:.2f}", f"{row['ratio_wall']:.2f}"]
+        )
+        lines.append(
+            f"| {row['contender']} | {row['median_cpu_ms']:.0f} | {row['median_wall_ms']:.0f} | "
+            f"{ratios[0]} | {ratios[1]} |"
+        )
+    lines += [
+        "",
+        "Times: medians over rounds. Ratios: medians over rounds of the per-round ratio "
+        "(below 1 = attnsig fast is faster).",
+    ]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (default 15)")
+    parser.add_argument(
+        "--rounds", type=int, default=15, help="interleaved rounds (default 15)"
+    )
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--length", type=int, default=LENGTH)
     parser.add_argument("--embed", type=int, default=EMBED)
     parser.add_argument("--heads", type=int, default=HEADS)
-    parser.add_argument("--json", help="also write the raw times and the summary to this file")
+    parser.add_argument(
+        "--json", help="also write the raw times and the summary to this file"
+    )
     args = parser.parse_args(argv)
     contenders, _ = build_contenders(args.batch, args.length, args.embed, args.heads)
     check_agreement(contenders)
     times = interleaved_rounds(contenders, args.rounds)
     rows = summarise(times)
-    print(markdown_table(rows, args.rounds, args.batch, args.length, args.embed, args.heads))
+    print(
+        markdown_table(
+            rows, args.rounds, args.batch, args.length, args.embed, args.heads
+        )
+    )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"problem": vars(args), "times_s": times, "summary": rows,
-                       "versions": {"python": sys.version.split()[0], "numpy": np.__version__,
-                                    "torch": torch.__version__}}, fh, indent=1)
+            json.dump(
+                {
+                    "problem": vars(args),
+                    "times_s": times,
+                    "summary": rows,
+                    "versions": {
+                        "python": sys.version.split()[0],
+                        "numpy": np.__version__,
+                        "torch": torch.__version__,
+                    },
+                },
+                fh,
+                indent=1,
+            )
     return 0
 
 

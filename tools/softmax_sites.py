@@ -56,20 +56,29 @@ def _module_name(path: Path) -> str:
 
 def scan() -> dict[str, list[tuple[str, int, str]]]:
     """Calls of interest, as {kind: [(module.function, line, callee)]}."""
-    found: dict[str, list[tuple[str, int, str]]] = {"exp": [], "softmax": [], "step": []}
+    found: dict[str, list[tuple[str, int, str]]] = {
+        "exp": [],
+        "softmax": [],
+        "step": [],
+    }
     for path in sorted(SRC.rglob("*.py")):
         module = _module_name(path)
         tree = ast.parse(path.read_text(), filename=str(path))
 
         def visit(node: ast.AST, where: str, module: str = module) -> None:
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(
+                    child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                ):
                     inner = child.name if where == module else f"{where}.{child.name}"
                     visit(child, inner)
                     continue
                 if isinstance(child, ast.Call):
                     name = _name(child.func)
-                    site = (f"{module}.{where}" if where != module else module, child.lineno)
+                    site = (
+                        f"{module}.{where}" if where != module else module,
+                        child.lineno,
+                    )
                     if name == "exp":
                         found["exp"].append((*site, name))
                     elif name in SOFTMAX:
@@ -97,10 +106,14 @@ def main() -> int:
             closed.append((site, line))
             continue
         ok = module in (HOME, FAST)
-        print(f"  {site}  (line {line}) -> {callee}{'' if ok else '   <-- outside attention'}")
+        print(
+            f"  {site}  (line {line}) -> {callee}{'' if ok else '   <-- outside attention'}"
+        )
         if not ok:
             problems.append(f"{site} computes softmax weights itself (line {line})")
-    print("\nWho reaches the weights through attention.scaled_dot_product_attention / _attend:")
+    print(
+        "\nWho reaches the weights through attention.scaled_dot_product_attention / _attend:"
+    )
     for site, line, callee in found["step"]:
         print(f"  {site}  (line {line}) -> {callee}")
     print("\nClosed forms that call attention.softmax (not attention):")
@@ -112,17 +125,23 @@ def main() -> int:
             continue
         function = ".".join(site.split(".")[:2])
         reason = OTHER_EXPONENTIALS.get(function)
-        print(f"  {site}  (line {line}): {reason or 'UNEXPLAINED: a hand-written softmax?'}")
+        print(
+            f"  {site}  (line {line}): {reason or 'UNEXPLAINED: a hand-written softmax?'}"
+        )
         if reason is None:
-            problems.append(f"{site} takes an exponential (line {line}); a softmax belongs in "
-                            "attnsig.attention, other exponentials in OTHER_EXPONENTIALS")
+            problems.append(
+                f"{site} takes an exponential (line {line}); a softmax belongs in "
+                "attnsig.attention, other exponentials in OTHER_EXPONENTIALS"
+            )
     homes = {s[0].split(".")[0] for s in found["softmax"] if s[0] not in CLOSED_FORMS}
     homes |= {s[0].split(".")[0] for s in arithmetic}
     print(f"\nModules holding softmax weights: {sorted(homes)}")
     if problems:
         print("\nNOT ONE PLACE:\n  " + "\n  ".join(problems))
         return 1
-    print("One place: attnsig.attention (its fast multi-head kernels share the in-place core).")
+    print(
+        "One place: attnsig.attention (its fast multi-head kernels share the in-place core)."
+    )
     return 0
 
 

@@ -67,8 +67,14 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
     heads = np.empty(
         batch + (t, mha.embed_dim), np.result_type(dtype, v.dtype)
     )  # (..., T, E)
-    q4, k4, v4 = split_heads(q, h), split_heads(k, h), split_heads(v, h)  # (..., H, *, hs)
-    heads4 = split_heads(heads, h)  # (..., H, T, hs): a view, heads are written in place
+    q4, k4, v4 = (
+        split_heads(q, h),
+        split_heads(k, h),
+        split_heads(v, h),
+    )  # (..., H, *, hs)
+    heads4 = split_heads(
+        heads, h
+    )  # (..., H, T, hs): a view, heads are written in place
     if t * s < _STACKED_BELOW:
         ok = _attend_stacked(q4, k4, v4, forbidden, causal, scale, weights, heads4)
     else:
@@ -104,7 +110,9 @@ def _in_projections(mha, query, key, value):
 def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
     """``x @ weight.T + bias`` as one matrix product, the bias added in place."""
     if x.flags.c_contiguous and x.ndim > 2:
-        flat = x.reshape(-1, x.shape[-1])  # (N, in): one large product, not one per batch
+        flat = x.reshape(
+            -1, x.shape[-1]
+        )  # (N, in): one large product, not one per batch
         out = (flat @ weight.T).reshape(*x.shape[:-1], weight.shape[0])  # (..., out)
     else:
         out = x @ weight.T  # (..., out)

@@ -62,7 +62,9 @@ def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray
     for k in range(1, depth + 1):
         for index in range(offsets[k] - offsets[k - 1]):
             rest, reversed_index = index, 0
-            for _ in range(k):  # read the base-d digits of index from the last letter on
+            for _ in range(
+                k
+            ):  # read the base-d digits of index from the last letter on
                 reversed_index = reversed_index * d + rest % d
                 rest //= d
             perm[offsets[k - 1] + index] = offsets[k - 1] + reversed_index
@@ -92,7 +94,9 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
     out = np.empty((batch, dim))
     sig = np.empty(dim)  # running signature, words reversed
     scaled = np.empty((depth + 1, d))  # scaled[s] = D / s
-    width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1), at least d
+    width = max(
+        d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
+    )  # d**(depth-1), at least d
     acc = np.empty(width)  # Horner accumulator (level m)
     nxt = np.empty(width)  # next accumulator (level m + 1)
     for b in range(batch):
@@ -103,17 +107,21 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
                 for s in range(1, depth + 1):
                     scaled[s, j] = delta * inverse[s]
             for k in range(depth, 1, -1):
-                for j in range(d):  # explicit loops: numba's slice assignment costs more here
+                for j in range(
+                    d
+                ):  # explicit loops: numba's slice assignment costs more here
                     acc[j] = scaled[k, j]
                 size = d
                 for m in range(1, k):
-                    low = sig[offsets[m - 1]:offsets[m]]
+                    low = sig[offsets[m - 1] : offsets[m]]
                     for i in range(size):
                         acc[i] += low[i]  # acc <- S_m + acc
-                    if m < k - 1:  # acc <- acc (x) D / (k - m): reversed, block j is D[j] acc
+                    if (
+                        m < k - 1
+                    ):  # acc <- acc (x) D / (k - m): reversed, block j is D[j] acc
                         for j in range(d):
                             factor = scaled[k - m, j]
-                            block = nxt[j * size:(j + 1) * size]
+                            block = nxt[j * size : (j + 1) * size]
                             for i in range(size):
                                 block[i] = acc[i] * factor
                         acc, nxt = nxt, acc
@@ -121,7 +129,10 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
                     else:  # last factor: S_k += acc (x) D, straight into level k
                         for j in range(d):
                             factor = scaled[1, j]
-                            block = sig[offsets[k - 1] + j * size:offsets[k - 1] + (j + 1) * size]
+                            block = sig[
+                                offsets[k - 1] + j * size : offsets[k - 1]
+                                + (j + 1) * size
+                            ]
                             for i in range(size):
                                 block[i] += acc[i] * factor
             for j in range(d):
@@ -153,7 +164,9 @@ def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
     dim = offsets[depth]
     inverse = _inverse_integers(depth)
     out = np.empty((batch, dim))
-    width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1), at least d
+    width = max(
+        d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
+    )  # d**(depth-1), at least d
     sig = np.empty((dim, LANES))  # running signatures, one per lane
     step = np.empty((depth + 1, d, LANES))  # step[s] = D / s per lane
     acc = np.empty((width, LANES))

@@ -82,11 +82,15 @@ def as_float_array(
             f"{name} must be an array of real numbers; got {type(x).__name__} ({exc})"
         ) from None
     if arr.dtype == bool and not allow_bool:
-        raise TypeError(f"{name} must be real numbers, not booleans; got {_describe(x)}")
+        raise TypeError(
+            f"{name} must be real numbers, not booleans; got {_describe(x)}"
+        )
     if arr.dtype == bool or np.issubdtype(arr.dtype, np.integer):
         arr = arr.astype(np.float64)
     elif not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(f"{name} must be an array of real numbers; got dtype {arr.dtype}")
+        raise TypeError(
+            f"{name} must be an array of real numbers; got dtype {arr.dtype}"
+        )
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} axes; got shape {arr.shape}")
     if arr.ndim < ndim_min:
@@ -156,7 +160,9 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     TypeError: depth must be an integer >= 1; got True of type bool
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}; got {_describe(value)}")
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}; got {_describe(value)}"
+        )
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
     return int(value)
@@ -164,7 +170,9 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
 
 def _interval(low, high, low_open: bool, high_open: bool) -> str:
     if low is not None and high is not None:
-        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return (
+            f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        )
     if low is not None:
         return f"{'>' if low_open else '>='} {low:g}"
     if high is not None:
@@ -246,7 +254,9 @@ def check_index(value: Any, n: int, name: str) -> int:
     ValueError: index must be an index in [0, 3); got 3
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer index in [0, {n}); got {_describe(value)}")
+        raise TypeError(
+            f"{name} must be an integer index in [0, {n}); got {_describe(value)}"
+        )
     if not 0 <= value < n:
         raise ValueError(f"{name} must be an index in [0, {n}); got {value}")
     return int(value)
@@ -272,7 +282,9 @@ def check_indices(
     ValueError: indices must be distinct; got (1, 1)
     """
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a sequence of integer indices; got {_describe(values)}")
+        raise TypeError(
+            f"{name} must be a sequence of integer indices; got {_describe(values)}"
+        )
     items = list(values)
     out = [check_index(v, n, f"{name}[{i}]") for i, v in enumerate(items)]
     if count is not None and len(out) != count:
@@ -303,7 +315,9 @@ def check_bool_array(mask: Any, name: str) -> np.ndarray:
     return arr
 
 
-def check_rng(rng: Any, name: str = "rng", *, seed_ok: bool = False) -> np.random.Generator:
+def check_rng(
+    rng: Any, name: str = "rng", *, seed_ok: bool = False
+) -> np.random.Generator:
     """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes one.
 
     Examples
@@ -319,7 +333,10 @@ def check_rng(rng: Any, name: str = "rng", *, seed_ok: bool = False) -> np.rando
         return rng
     if seed_ok and (
         rng is None
-        or (isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool))
+        or (
+            isinstance(rng, (numbers.Integral, np.integer))
+            and not isinstance(rng, bool)
+        )
     ):
         return np.random.default_rng(rng)
     expected = "a numpy.random.Generator" + (", an int seed or None" if seed_ok else "")
@@ -347,7 +364,9 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     return value
 
 
-def check_instance(value: Any, name: str, types: type | tuple[type, ...], expected: str) -> Any:
+def check_instance(
+    value: Any, name: str, types: type | tuple[type, ...], expected: str
+) -> Any:
     """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming it.
 
     Examples
@@ -388,7 +407,9 @@ def check_float_dtype(dtype: Any, name: str) -> np.dtype:
     try:
         resolved = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{name} must be a floating dtype; got {_describe(dtype)}") from None
+        raise TypeError(
+            f"{name} must be a floating dtype; got {_describe(dtype)}"
+        ) from None
     if not np.issubdtype(resolved, np.floating):
         raise TypeError(f"{name} must be a floating dtype; got {resolved}")
     return resolved
@@ -426,7 +447,9 @@ def as_int_array(x: Any, name: str, expected: str = "integers") -> np.ndarray:
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged nested lists and the like
-        raise TypeError(f"{name} must be {expected}; got {type(x).__name__} ({exc})") from None
+        raise TypeError(
+            f"{name} must be {expected}; got {type(x).__name__} ({exc})"
+        ) from None
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be {expected}; got dtype {arr.dtype}")
     return arr.astype(np.int64)

@@ -145,7 +145,9 @@ def causal_mask(n: int, m: int | None = None) -> np.ndarray:
     return np.tri(n, m, dtype=bool)
 
 
-def _check_mask_shape(mask: np.ndarray, target: tuple[int, ...], name: str = "mask") -> None:
+def _check_mask_shape(
+    mask: np.ndarray, target: tuple[int, ...], name: str = "mask"
+) -> None:
     try:
         shape = np.broadcast_shapes(mask.shape, target)
     except ValueError:
@@ -359,7 +361,9 @@ class MultiHeadAttention:
         e = self.embed_dim
         xavier = math.sqrt(6.0 / (e + 3 * e))  # fan_in = E, fan_out = 3E when stacked
         bound = 1 / math.sqrt(e)
-        self.in_proj_weight = rng.uniform(-xavier, xavier, size=(3 * e, e)).astype(dtype)
+        self.in_proj_weight = rng.uniform(-xavier, xavier, size=(3 * e, e)).astype(
+            dtype
+        )
         self.out_proj_weight = rng.uniform(-bound, bound, size=(e, e)).astype(dtype)
         self.in_proj_bias = np.zeros(3 * e, dtype) if bias else None
         self.out_proj_bias = np.zeros(e, dtype) if bias else None
@@ -393,7 +397,9 @@ class MultiHeadAttention:
         w_in = as_float_array(in_proj_weight, "in_proj_weight", ndim=2)
         e = w_in.shape[1]
         if w_in.shape != (3 * e, e):
-            raise ValueError(f"in_proj_weight must have shape (3E, E); got {w_in.shape}")
+            raise ValueError(
+                f"in_proj_weight must have shape (3E, E); got {w_in.shape}"
+            )
         w_out = as_float_array(out_proj_weight, "out_proj_weight", ndim=2)
         if w_out.shape != (e, e):
             raise ValueError(
@@ -532,4 +538,3 @@ class MultiHeadAttention:
             f"MultiHeadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
             f"bias={self.in_proj_bias is not None}, dtype={self.in_proj_weight.dtype})"
         )
-

@@ -269,8 +269,9 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
 
 
 # ----------------------------------------------------------------------------- numerical minima
-def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
-                    rtol: float = 1e-12) -> float:
+def min_scale_along(
+    keys, direction, indices: Sequence[int], threshold: float, rtol: float = 1e-12
+) -> float:
     """Smallest ``t >= 0`` such that every target weight of the query ``t * direction`` is ``>= threshold``.
 
     Along a direction in which every target has a largest score (ties among targets allowed, up to
@@ -316,12 +317,16 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     top = scores.max()
     tie_tol = 1e-12 * max(1.0, abs(top))
     if np.any(scores[idx] < top - tie_tol):
-        raise ValueError(f"every target must have the largest score along direction; target scores "
-                         f"{np.round(scores[idx], 6).tolist()} but the largest is {top:.6f}")
+        raise ValueError(
+            f"every target must have the largest score along direction; target scores "
+            f"{np.round(scores[idx], 6).tolist()} but the largest is {top:.6f}"
+        )
     num_top = int(np.sum(scores >= top - tie_tol))
     if tau >= 1.0 / num_top:
-        raise ValueError(f"threshold {tau} is not reachable: {num_top} keys share the largest score, "
-                         f"so the target weights tend to 1/{num_top}")
+        raise ValueError(
+            f"threshold {tau} is not reachable: {num_top} keys share the largest score, "
+            f"so the target weights tend to 1/{num_top}"
+        )
 
     def worst(t: float) -> float:
         return float(attention_weights(t * u, k)[idx].min())
@@ -341,7 +346,9 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     return hi
 
 
-def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> tuple[float, np.ndarray]:
+def min_query_norm(
+    keys, indices: Sequence[int], threshold: float, x0=None
+) -> tuple[float, np.ndarray]:
     """Smallest ``||q||`` over all queries whose target weights are all ``>= threshold``.
 
     The feasible set ``{q : log alpha_j(q) >= log threshold for all targets j}`` is convex
@@ -378,21 +385,31 @@ def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> t
     k = _keys(keys)
     idx = check_indices(indices, k.shape[0], "indices")
     tau = _threshold(threshold)
-    start = 10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+    start = (
+        10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+    )
     log_tau = math.log(tau)
     constraints = [
-        {"type": "ineq",
-         "fun": (lambda q, j=j: _log_weights_and_grad(q, k, j)[0] - log_tau),
-         "jac": (lambda q, j=j: _log_weights_and_grad(q, k, j)[1])}
+        {
+            "type": "ineq",
+            "fun": (lambda q, j=j: _log_weights_and_grad(q, k, j)[0] - log_tau),
+            "jac": (lambda q, j=j: _log_weights_and_grad(q, k, j)[1]),
+        }
         for j in idx
     ]
-    result = minimize(lambda q: 0.5 * float(q @ q), start, jac=lambda q: q, method="SLSQP",
-                      constraints=constraints, options={"ftol": 1e-14, "maxiter": 500})
+    result = minimize(
+        lambda q: 0.5 * float(q @ q),
+        start,
+        jac=lambda q: q,
+        method="SLSQP",
+        constraints=constraints,
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     q = np.asarray(result.x, dtype=float)
     worst = float(attention_weights(q, k)[idx].min())
     if not worst >= tau * (1.0 - 1e-7):
-        raise RuntimeError(f"SLSQP returned an infeasible query (worst target weight {worst:.9f} < "
-                           f"threshold {tau:.9f}): {result.message}")
+        raise RuntimeError(
+            f"SLSQP returned an infeasible query (worst target weight {worst:.9f} < "
+            f"threshold {tau:.9f}): {result.message}"
+        )
     return float(np.linalg.norm(q)), q
-
-

@@ -234,7 +234,9 @@ def average_query(keys, indices, epsilon: float) -> np.ndarray:
     return math.log(k.shape[0] / eps) * (k[a] + k[b])
 
 
-def noisy_average_query(direction, second_key, num_keys: int, epsilon: float) -> np.ndarray:
+def noisy_average_query(
+    direction, second_key, num_keys: int, epsilon: float
+) -> np.ndarray:
     """The single-head query ``ln(n/epsilon) (u + k_2)`` for the noisy key ``k_1 = c u``.
 
     Parameters

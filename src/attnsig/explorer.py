@@ -63,9 +63,16 @@ class StaticExplorer:
     (True, True)
     """
 
-    def __init__(self, name: str, grid: dict[str, list], labels: dict[str, str],
-                 formats: dict[str, str], frames: list[bytes], default: tuple[int, ...],
-                 alt: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        grid: dict[str, list],
+        labels: dict[str, str],
+        formats: dict[str, str],
+        frames: list[bytes],
+        default: tuple[int, ...],
+        alt: str,
+    ) -> None:
         self.name = name
         self.grid = grid
         self.labels = labels
@@ -83,7 +90,10 @@ class StaticExplorer:
     def to_html(self) -> str:
         """The explorer as one HTML fragment: sliders, readouts, image and script."""
         uid = f"attnsig-explorer-{self.name}"
-        sources = ["data:image/png;base64," + base64.b64encode(f).decode("ascii") for f in self.frames]
+        sources = [
+            "data:image/png;base64," + base64.b64encode(f).decode("ascii")
+            for f in self.frames
+        ]
         rows = []
         for k, (param, values) in enumerate(self.grid.items()):
             label = html.escape(self.labels[param])
@@ -93,7 +103,7 @@ class StaticExplorer:
                 f'<input type="range" min="0" max="{len(values) - 1}" step="1" '
                 f'value="{self.default[k]}" data-param="{html.escape(param)}" '
                 f"data-labels='{html.escape(json.dumps(text))}' aria-label=\"{label}\"> "
-                f'<output>{html.escape(text[self.default[k]])}</output></label>'
+                f"<output>{html.escape(text[self.default[k]])}</output></label>"
             )
         sizes = [len(v) for v in self.grid.values()]
         first = sources[self._frame_index(self.default)]
@@ -124,10 +134,17 @@ class StaticExplorer:
         }
 
 
-def static_explorer(draw: Callable[..., Any], grid: Mapping[str, Sequence], *, name: str,
-                    alt: str, labels: Mapping[str, str] | None = None,
-                    formats: Mapping[str, str] | None = None,
-                    default: Mapping[str, Any] | None = None, dpi: int = 80) -> StaticExplorer:
+def static_explorer(
+    draw: Callable[..., Any],
+    grid: Mapping[str, Sequence],
+    *,
+    name: str,
+    alt: str,
+    labels: Mapping[str, str] | None = None,
+    formats: Mapping[str, str] | None = None,
+    default: Mapping[str, Any] | None = None,
+    dpi: int = 80,
+) -> StaticExplorer:
     """Draw ``draw(**params)`` for every point of ``grid`` and return a static explorer.
 
     Parameters
@@ -171,15 +188,25 @@ def static_explorer(draw: Callable[..., Any], grid: Mapping[str, Sequence], *, n
     import matplotlib.pyplot as plt
 
     check_callable(draw, "draw", "a callable returning a matplotlib figure")
-    check_instance(name, "name", str, "a string of lower-case letters, digits and hyphens")
+    check_instance(
+        name, "name", str, "a string of lower-case letters, digits and hyphens"
+    )
     if not _NAME.match(name):
-        raise ValueError(f"name must be lower-case letters, digits and hyphens; got {name!r}")
+        raise ValueError(
+            f"name must be lower-case letters, digits and hyphens; got {name!r}"
+        )
     check_instance(alt, "alt", str, "a non-empty description of the image")
     if not alt.strip():
-        raise ValueError(f"alt must be a non-empty description of the image; got {alt!r}")
-    check_instance(grid, "grid", Mapping, "a mapping of one or two parameter names to values")
+        raise ValueError(
+            f"alt must be a non-empty description of the image; got {alt!r}"
+        )
+    check_instance(
+        grid, "grid", Mapping, "a mapping of one or two parameter names to values"
+    )
     if not 1 <= len(grid) <= 2:
-        raise ValueError(f"grid must map one or two parameter names to values; got {grid!r}")
+        raise ValueError(
+            f"grid must map one or two parameter names to values; got {grid!r}"
+        )
     check_positive_int(dpi, "dpi")
     values = {str(k): list(v) for k, v in grid.items()}
     for param, vals in values.items():
@@ -196,8 +223,10 @@ def static_explorer(draw: Callable[..., Any], grid: Mapping[str, Sequence], *, n
     for param, vals in values.items():
         if default is not None and param in default:
             if default[param] not in vals:
-                raise ValueError(f"default[{param!r}] must be one of grid[{param!r}]; "
-                                 f"got {default[param]!r}")
+                raise ValueError(
+                    f"default[{param!r}] must be one of grid[{param!r}]; "
+                    f"got {default[param]!r}"
+                )
             start.append(vals.index(default[param]))
         else:
             start.append(len(vals) // 2)

@@ -106,7 +106,9 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
     array([0.75, 0.25])
     """
     k = _float64(keys, "keys", 2)
-    no_values = np.zeros(k.shape[:-1] + (0,))  # (..., n, 0): only the weights are wanted
+    no_values = np.zeros(
+        k.shape[:-1] + (0,)
+    )  # (..., n, 0): only the weights are wanted
     return single_head_output(query, k, no_values, scale=scale)[1]
 
 

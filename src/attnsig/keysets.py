@@ -69,8 +69,10 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim", minimum=2)
     if n >= 4 and d < 3:
-        raise ValueError(f"dim must be at least 3 for num_keys >= 4 (the distractors need a plane "
-                         f"orthogonal to k_1); got dim={d}")
+        raise ValueError(
+            f"dim must be at least 3 for num_keys >= 4 (the distractors need a plane "
+            f"orthogonal to k_1); got dim={d}"
+        )
     keys = np.zeros((n, d))
     keys[0, 0] = 1.0
     m = n - 1
@@ -109,7 +111,9 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     perp = rng.standard_normal((n - 1, d))
     perp -= np.outer(perp @ k1, k1)  # remove the k_1 component
     perp /= np.linalg.norm(perp, axis=1, keepdims=True)
-    others = cosines[:, None] * k1 + np.sqrt(1.0 - cosines**2)[:, None] * perp  # (n-1, d)
+    others = (
+        cosines[:, None] * k1 + np.sqrt(1.0 - cosines**2)[:, None] * perp
+    )  # (n-1, d)
     return np.vstack([k1, others])
 
 
@@ -129,13 +133,17 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim")
     if n > d:
-        raise ValueError(f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, dim={d}")
+        raise ValueError(
+            f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, dim={d}"
+        )
     rng = check_rng(rng)
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))  # (d, n), orthonormal columns
     return q.T.copy()  # (n, d)
 
 
-def noisy_key_set(num_keys: int, c: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def noisy_key_set(
+    num_keys: int, c: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``, ``k_2, ..., k_n`` orthonormal.
 
     Parameters
@@ -211,12 +219,18 @@ def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
     # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9) would add
     # spurious noise in directions of zero variance: treat eigenvalues that small as zero.
-    cutoff = cov.shape[-1] * np.finfo(float).eps * np.abs(eigvals).max(axis=-1, keepdims=True)
+    cutoff = (
+        cov.shape[-1]
+        * np.finfo(float).eps
+        * np.abs(eigvals).max(axis=-1, keepdims=True)
+    )
     scale = np.sqrt(np.where(eigvals > cutoff, eigvals, 0.0))
     return (eigvecs * scale[..., None, :]) @ np.swapaxes(eigvecs, -1, -2)  # (..., d, d)
 
 
-def sample_keys(means, covariances, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+def sample_keys(
+    means, covariances, num_samples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Draw ``num_samples`` independent sets of keys ``k_i ~ N(mu_i, Sigma_i)``.
 
     Parameters
@@ -250,12 +264,16 @@ def sample_keys(means, covariances, num_samples: int, rng: np.random.Generator) 
     if cov.shape == (d, d):
         cov = np.broadcast_to(cov, (n, d, d))
     if cov.shape != (n, d, d):
-        raise ValueError(f"covariances must have shape ({n}, {d}, {d}) or ({d}, {d}), "
-                         f"got {cov.shape}")
+        raise ValueError(
+            f"covariances must have shape ({n}, {d}, {d}) or ({d}, {d}), "
+            f"got {cov.shape}"
+        )
     if not np.allclose(cov, np.swapaxes(cov, -1, -2), atol=1e-12):
         raise ValueError("covariances must be symmetric")
     if np.linalg.eigvalsh(cov).min() < -1e-10 * max(1.0, float(np.abs(cov).max())):
-        raise ValueError("covariances must be positive semi-definite, got a negative eigenvalue")
+        raise ValueError(
+            "covariances must be positive semi-definite, got a negative eigenvalue"
+        )
     S = check_positive_int(num_samples, "num_samples")
     rng = check_rng(rng)
     root = _psd_sqrt(cov)  # (n, d, d), root @ root.T = cov

@@ -123,11 +123,15 @@ def projection_onto_span(basis) -> np.ndarray:
     """
     a = as_float_array(basis, "basis", ndim_min=2).astype(np.float64, copy=False)
     if a.ndim != 2:
-        raise ValueError(f"basis must have shape (d, m) with the vectors as columns, got {a.shape}")
+        raise ValueError(
+            f"basis must have shape (d, m) with the vectors as columns, got {a.shape}"
+        )
     d, m = a.shape
     if m == 0:
         return np.zeros((d, d))
     u, s, _ = np.linalg.svd(a, full_matrices=False)  # u (d, min(d, m))
-    rank = int(np.sum(s > s.max() * max(d, m) * np.finfo(float).eps)) if s.max() > 0 else 0
+    rank = (
+        int(np.sum(s > s.max() * max(d, m) * np.finfo(float).eps)) if s.max() > 0 else 0
+    )
     u = u[:, :rank]  # (d, rank): orthonormal basis of the span
     return u @ u.T

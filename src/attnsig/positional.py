@@ -9,7 +9,9 @@ from ._validation import check_positive_float, check_positive_int
 __all__ = ["sinusoidal_encoding"]
 
 
-def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_encoding(
+    num_positions: int, dim: int, base: float = 10000.0
+) -> np.ndarray:
     """The sinusoidal position encoding of "Attention is all you need".
 
     ``PE[p, 2i] = sin(p / base**(2i/dim))`` and ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for

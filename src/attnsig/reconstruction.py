@@ -65,12 +65,16 @@ __all__ = [
     "monomial_gram_condition",
 ]
 
-TIME, VALUE = 0, 1  # letters of the time-augmented planar path (time first, as attnsig.signature)
+TIME, VALUE = (
+    0,
+    1,
+)  # letters of the time-augmented planar path (time first, as attnsig.signature)
 
 
 # --------------------------------------------------------------------------------------------------
 # Reading the relevant entries out of a signature
 # --------------------------------------------------------------------------------------------------
+
 
 def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
     """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the value).
@@ -112,15 +116,21 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
     array([1.        , 0.5       , 0.16666667])
     """
     depth = check_positive_int(depth, "depth")
-    num_terms = depth if num_terms is None else check_positive_int(num_terms, "num_terms")
+    num_terms = (
+        depth if num_terms is None else check_positive_int(num_terms, "num_terms")
+    )
     if num_terms > depth:
-        raise ValueError(f"num_terms must be at most depth = {depth} (the word 0^k 1 has length k + 1); "
-                         f"got num_terms = {num_terms}")
+        raise ValueError(
+            f"num_terms must be at most depth = {depth} (the word 0^k 1 has length k + 1); "
+            f"got num_terms = {num_terms}"
+        )
     arr = as_float_array(sig, "sig", ndim_min=1)
     expected = signature_dim(2, depth)
     if arr.shape[-1] != expected:
-        raise ValueError(f"sig must have signature_dim(2, {depth}) = {expected} entries on its last axis "
-                         f"(a planar time-augmented path); got shape {arr.shape}")
+        raise ValueError(
+            f"sig must have signature_dim(2, {depth}) = {expected} entries on its last axis "
+            f"(a planar time-augmented path); got shape {arr.shape}"
+        )
     positions = [word_index(w, 2) for w in time_moment_words(num_terms)]
     return arr[..., positions]  # (..., num_terms)
 
@@ -128,7 +138,9 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
 def _as_terms(terms: Any, name: str = "terms") -> np.ndarray:
     arr = as_float_array(terms, name, ndim_min=1)
     if arr.shape[-1] < 1:
-        raise ValueError(f"{name} must hold at least one term on its last axis; got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must hold at least one term on its last axis; got shape {arr.shape}"
+        )
     return arr.astype(np.float64, copy=False)
 
 
@@ -149,13 +161,16 @@ def moments_from_terms(terms: Any) -> np.ndarray:
     array([1.        , 0.5       , 0.33333333])
     """
     arr = _as_terms(terms)
-    factorials = np.array([math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64)
+    factorials = np.array(
+        [math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64
+    )
     return arr * factorials
 
 
 # --------------------------------------------------------------------------------------------------
 # Legendre basis
 # --------------------------------------------------------------------------------------------------
+
 
 def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
     """Exact integer coefficients of the shifted Legendre polynomials in powers of ``s``.
@@ -246,11 +261,15 @@ def gauss_nodes(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     return (x + 1.0) / 2.0, w / 2.0
 
 
-def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray) -> np.ndarray:
+def _evaluate_derivative(
+    derivative: Callable[[np.ndarray], Any], s: np.ndarray
+) -> np.ndarray:
     check_callable(derivative, "derivative", "a callable s -> u'(s) on arrays")
     values = as_float_array(derivative(s), "derivative(s)")
     if values.shape != s.shape:
-        raise ValueError(f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}")
+        raise ValueError(
+            f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}"
+        )
     return values
 
 
@@ -258,8 +277,9 @@ def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray)
 _MAX_FLOAT_FACTORIAL = 170
 
 
-def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
-                                      num_nodes: int = 200) -> np.ndarray:
+def time_moment_terms_from_derivative(
+    derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
+) -> np.ndarray:
     """The signature terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds``, ``k < num_terms``, by Gauss quadrature.
 
     These are the entries :func:`time_moment_terms` reads out of the signature of ``(t, u(t))``,
@@ -299,8 +319,9 @@ def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], n
     return terms
 
 
-def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
-                                        num_nodes: int = 200) -> np.ndarray:
+def legendre_coefficients_of_derivative(
+    derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
+) -> np.ndarray:
     """Legendre coefficients ``c_j = int_0^1 P~_j(s) u'(s) ds`` computed directly by Gauss quadrature.
 
     This is the stable way to fill a Legendre memory: the stored numbers are the same linear functionals
@@ -329,7 +350,9 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     num_nodes = check_positive_int(num_nodes, "num_nodes")
     s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
-    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * legendre_norms(num_terms)  # (M, N)
+    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * legendre_norms(
+        num_terms
+    )  # (M, N)
     return basis.T @ (w * du)
 
 
@@ -385,6 +408,7 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
 # Monomial basis (the ill-conditioned route, kept for comparison)
 # --------------------------------------------------------------------------------------------------
 
+
 def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
     """Coefficients ``a`` of ``u'_N(s) = sum_k a_k s^k``, the L^2 projection, from the monomial terms.
 
@@ -432,13 +456,16 @@ def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
     """
     a = _as_coeffs(coeffs)
     tt = _as_times(t)
-    integrated = np.concatenate([[0.0], a / np.arange(1.0, a.size + 1.0)])  # coefficients of t^0..t^N
+    integrated = np.concatenate(
+        [[0.0], a / np.arange(1.0, a.size + 1.0)]
+    )  # coefficients of t^0..t^N
     return np.polynomial.polynomial.polyval(tt, integrated)
 
 
 # --------------------------------------------------------------------------------------------------
 # Fourier connection
 # --------------------------------------------------------------------------------------------------
+
 
 def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     """Partial sum ``sum_{k < N} (-2 pi i n)^k S^{0^k 1}`` of the Fourier coefficient of ``u'``.
@@ -488,7 +515,9 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     n = _check_frequency(frequency)
-    total_variation = check_positive_float(total_variation, "total_variation", allow_zero=True)
+    total_variation = check_positive_float(
+        total_variation, "total_variation", allow_zero=True
+    )
     x = 2.0 * np.pi * abs(n)
     if x == 0.0:
         return 0.0
@@ -502,8 +531,9 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     return float(total_variation * tail)
 
 
-def fourier_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], max_frequency: int, *,
-                                       num_nodes: int = 400) -> np.ndarray:
+def fourier_coefficients_of_derivative(
+    derivative: Callable[[np.ndarray], Any], max_frequency: int, *, num_nodes: int = 400
+) -> np.ndarray:
     """Fourier coefficients ``int_0^1 exp(-2 pi i n s) u'(s) ds`` for ``n = -K .. K`` by Gauss quadrature.
 
     Returns
@@ -549,7 +579,9 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     """
     c = np.asarray(coeffs)
     if c.ndim != 1 or c.size % 2 != 1:
-        raise ValueError(f"coeffs must be a 1-d array of odd length 2K+1 (frequencies -K..K); got shape {c.shape}")
+        raise ValueError(
+            f"coeffs must be a 1-d array of odd length 2K+1 (frequencies -K..K); got shape {c.shape}"
+        )
     if not np.issubdtype(c.dtype, np.number) or not np.all(np.isfinite(c)):
         raise ValueError("coeffs must hold finite numbers")
     tt = _as_times(t)
@@ -629,8 +661,13 @@ def monomial_gram_condition(num_terms: int) -> float:
     inverse = np.empty((n, n), dtype=np.float64)
     for i in range(n):
         for j in range(n):
-            entry = ((-1) ** (i + j) * (i + j + 1) * math.comb(n + i, n - j - 1)
-                     * math.comb(n + j, n - i - 1) * math.comb(i + j, i) ** 2)
+            entry = (
+                (-1) ** (i + j)
+                * (i + j + 1)
+                * math.comb(n + i, n - j - 1)
+                * math.comb(n + j, n - i - 1)
+                * math.comb(i + j, i) ** 2
+            )
             inverse[i, j] = float(entry)
     return float(np.linalg.eigvalsh(hilbert)[-1] * np.linalg.eigvalsh(inverse)[-1])
 
@@ -639,18 +676,23 @@ def monomial_gram_condition(num_terms: int) -> float:
 # Small checks
 # --------------------------------------------------------------------------------------------------
 
+
 def _as_coeffs(coeffs: Any) -> np.ndarray:
     c = as_float_array(coeffs, "coeffs", ndim=1).astype(np.float64, copy=False)
     if c.size == 0:
-        raise ValueError("coeffs must hold at least one coefficient; got an empty array")
+        raise ValueError(
+            "coeffs must hold at least one coefficient; got an empty array"
+        )
     return c
 
 
 def _as_times(t: Any) -> np.ndarray:
     tt = as_float_array(t, "t").astype(np.float64, copy=False)
     if np.any((tt < 0.0) | (tt > 1.0)):
-        raise ValueError(f"t must lie in [0, 1] (the time-augmented path runs over [0, 1]); "
-                         f"got values in [{tt.min()}, {tt.max()}]")
+        raise ValueError(
+            f"t must lie in [0, 1] (the time-augmented path runs over [0, 1]); "
+            f"got values in [{tt.min()}, {tt.max()}]"
+        )
     return tt
 
 

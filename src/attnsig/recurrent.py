@@ -15,7 +15,8 @@ sequence ``x`` of shape (S, D) to a sequence ``y`` of shape (T, H), the Jacobian
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -39,30 +40,44 @@ __all__ = [
 ]
 
 
-def _check_rnn_weights(x: np.ndarray, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any,
-                       h0: Any) -> tuple[np.ndarray, ...]:
+def _check_rnn_weights(
+    x: np.ndarray, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, h0: Any
+) -> tuple[np.ndarray, ...]:
     w_ih = as_float_array(w_ih, "w_ih", ndim=2)
     w_hh = as_float_array(w_hh, "w_hh", ndim=2)
     hidden, d_in = w_ih.shape
     if x.shape[-1] != d_in:
-        raise ValueError(f"x must have shape (..., T, D) with D = w_ih.shape[1] = {d_in}; got x {x.shape}")
+        raise ValueError(
+            f"x must have shape (..., T, D) with D = w_ih.shape[1] = {d_in}; got x {x.shape}"
+        )
     if w_hh.shape != (hidden, hidden):
-        raise ValueError(f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih {w_ih.shape}; "
-                         f"got {w_hh.shape}")
+        raise ValueError(
+            f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih {w_ih.shape}; "
+            f"got {w_hh.shape}"
+        )
     biases = []
     for name, b in (("b_ih", b_ih), ("b_hh", b_hh)):
         b = np.zeros(hidden) if b is None else as_float_array(b, name, ndim=1)
         if b.shape != (hidden,):
-            raise ValueError(f"{name} must have shape (H,) = ({hidden},); got {b.shape}")
+            raise ValueError(
+                f"{name} must have shape (H,) = ({hidden},); got {b.shape}"
+            )
         biases.append(b)
-    h0 = np.zeros(x.shape[:-2] + (hidden,)) if h0 is None else as_float_array(h0, "h0", ndim_min=1)
+    h0 = (
+        np.zeros(x.shape[:-2] + (hidden,))
+        if h0 is None
+        else as_float_array(h0, "h0", ndim_min=1)
+    )
     if h0.shape[-1] != hidden:
-        raise ValueError(f"h0 must have shape (..., H) with H = {hidden}; got {h0.shape}")
+        raise ValueError(
+            f"h0 must have shape (..., H) with H = {hidden}; got {h0.shape}"
+        )
     return w_ih, w_hh, biases[0], biases[1], h0
 
 
-def rnn_forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None,
-                h0: Any = None) -> np.ndarray:
+def rnn_forward(
+    x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None, h0: Any = None
+) -> np.ndarray:
     """Run a tanh RNN over a sequence, one step after the other.
 
     Parameters
@@ -94,7 +109,9 @@ def rnn_forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None
     """
     x = as_float_array(x, "x", ndim_min=2)
     w_ih, w_hh, b_ih, b_hh, h = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
-    drive = x @ w_ih.T + b_ih + b_hh  # (..., T, H): the input part can be computed in parallel
+    drive = (
+        x @ w_ih.T + b_ih + b_hh
+    )  # (..., T, H): the input part can be computed in parallel
     states = []
     for t in range(x.shape[-2]):
         h = np.tanh(drive[..., t, :] + h @ w_hh.T)  # (..., H): needs the previous state
@@ -102,8 +119,9 @@ def rnn_forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None
     return np.stack(states, axis=-2)  # (..., T, H)
 
 
-def rnn_input_jacobian(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None,
-                       h0: Any = None) -> np.ndarray:
+def rnn_input_jacobian(
+    x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None, h0: Any = None
+) -> np.ndarray:
     """Exact Jacobian ``∂h_t / ∂x_s`` of the tanh RNN's hidden states with respect to its inputs.
 
     With ``D_k = diag(1 - h_k²)`` (the derivative of tanh at step ``k``)::
@@ -133,7 +151,9 @@ def rnn_input_jacobian(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any
     x = as_float_array(x, "x", ndim=2)
     w_ih, w_hh, b_ih, b_hh, h0 = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
     if h0.shape != (w_hh.shape[0],):
-        raise ValueError(f"h0 must have shape (H,) = ({w_hh.shape[0]},) for one sequence; got {h0.shape}")
+        raise ValueError(
+            f"h0 must have shape (H,) = ({w_hh.shape[0]},) for one sequence; got {h0.shape}"
+        )
     h = rnn_forward(x, w_ih, w_hh, b_ih, b_hh, h0)  # (T, H)
     steps, hidden = h.shape
     d_in = x.shape[1]
@@ -143,12 +163,16 @@ def rnn_input_jacobian(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any
         block = tanh_slope[s][:, None] * w_ih  # (H, D) = D_s W_ih
         jac[s, :, s, :] = block
         for t in range(s + 1, steps):
-            block = tanh_slope[t][:, None] * (w_hh @ block)  # (H, D) = D_t W_hh (previous block)
+            block = tanh_slope[t][:, None] * (
+                w_hh @ block
+            )  # (H, D) = D_t W_hh (previous block)
             jac[t, :, s, :] = block
     return jac
 
 
-def numerical_jacobian(f: Callable[[np.ndarray], Any], x: Any, eps: float = 1e-6) -> np.ndarray:
+def numerical_jacobian(
+    f: Callable[[np.ndarray], Any], x: Any, eps: float = 1e-6
+) -> np.ndarray:
     """Central-difference Jacobian of ``f`` at ``x``.
 
     Parameters
@@ -231,8 +255,10 @@ def softmax_jacobian(p: Any) -> np.ndarray:
     """
     p = as_float_array(p, "p", ndim_min=1)
     if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"p must hold probability vectors along its last axis (entries >= 0 summing to 1); "
-                         f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, {p.sum(axis=-1).max()}]")
+        raise ValueError(
+            f"p must hold probability vectors along its last axis (entries >= 0 summing to 1); "
+            f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, {p.sum(axis=-1).max()}]"
+        )
     eye = np.eye(p.shape[-1])
     return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]  # (..., n, n)
 

@@ -63,8 +63,9 @@ import itertools
 import math
 import os
 import warnings
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -121,13 +122,18 @@ _SEGMENT_CHUNK_ENTRIES = 1 << 15
 # Input checks
 # --------------------------------------------------------------------------------------------------
 
+
 def _as_path(path: Any, name: str = "path") -> np.ndarray:
     """Return ``path`` as a float64 array of shape ``(..., L, d)`` with ``L >= 1`` and ``d >= 1``."""
     arr = as_float_array(path, name, ndim_min=2)
     if arr.shape[-2] == 0:
-        raise ValueError(f"{name} must hold at least one point (L >= 1 on axis -2); got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must hold at least one point (L >= 1 on axis -2); got shape {arr.shape}"
+        )
     if arr.shape[-1] == 0:
-        raise ValueError(f"{name} must have dimension d >= 1 on its last axis; got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have dimension d >= 1 on its last axis; got shape {arr.shape}"
+        )
     return arr.astype(np.float64, copy=False)
 
 
@@ -144,14 +150,17 @@ def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
     arr = as_float_array(sig, name, ndim_min=1).astype(np.float64, copy=False)
     expected = signature_dim(d, depth)
     if arr.shape[-1] != expected:
-        raise ValueError(f"{name} must have last axis of length signature_dim(d={d}, depth={depth}) = "
-                         f"{expected}; got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have last axis of length signature_dim(d={d}, depth={depth}) = "
+            f"{expected}; got shape {arr.shape}"
+        )
     return arr
 
 
 # --------------------------------------------------------------------------------------------------
 # Indexing: words <-> positions in the flat signature
 # --------------------------------------------------------------------------------------------------
+
 
 def signature_dim(d: int, depth: int) -> int:
     """Length ``d + d**2 + ... + d**depth`` of a signature truncated at ``depth`` (level 0 left out).
@@ -194,7 +203,9 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
-    return [w for k in range(1, depth + 1) for w in itertools.product(range(d), repeat=k)]
+    return [
+        w for k in range(1, depth + 1) for w in itertools.product(range(d), repeat=k)
+    ]
 
 
 def word_index(word: Sequence[int], d: int) -> int:
@@ -218,11 +229,15 @@ def word_index(word: Sequence[int], d: int) -> int:
     d = _check_dim(d)
     letters = check_sequence(word, "word", "a sequence of integer letters")
     if not letters:
-        raise ValueError("word must have at least one letter (level 0 is not stored); got an empty word")
+        raise ValueError(
+            "word must have at least one letter (level 0 is not stored); got an empty word"
+        )
     for i, letter in enumerate(letters):
         check_int(letter, f"word[{i}] (a letter)")
         if not 0 <= letter < d:
-            raise ValueError(f"word letters must be in 0..{d - 1} for d = {d}; got {letter} in {tuple(word)!r}")
+            raise ValueError(
+                f"word letters must be in 0..{d - 1} for d = {d}; got {letter} in {tuple(word)!r}"
+            )
     position = 0
     for letter in letters:  # base-d number, first letter most significant
         position = position * d + int(letter)
@@ -257,19 +272,24 @@ def levels(sig: Any, d: int, depth: int) -> list[np.ndarray]:
     arr = _as_signature(sig, "sig", d, depth)
     offsets = _level_offsets(d, depth)
     batch = arr.shape[:-1]
-    return [arr[..., offsets[k - 1]:offsets[k]].reshape(batch + (d,) * k)  # (..., d, ..., d)
-            for k in range(1, depth + 1)]
+    return [
+        arr[..., offsets[k - 1] : offsets[k]].reshape(
+            batch + (d,) * k
+        )  # (..., d, ..., d)
+        for k in range(1, depth + 1)
+    ]
 
 
 def _split_flat_levels(sig: np.ndarray, d: int, depth: int) -> list[np.ndarray]:
     """Levels of a flat signature, each kept flat: shapes ``(..., d**k)``."""
     offsets = _level_offsets(d, depth)
-    return [sig[..., offsets[k - 1]:offsets[k]] for k in range(1, depth + 1)]
+    return [sig[..., offsets[k - 1] : offsets[k]] for k in range(1, depth + 1)]
 
 
 # --------------------------------------------------------------------------------------------------
 # Tensor algebra on flat levels (batch axes first): used by the reference and by chen
 # --------------------------------------------------------------------------------------------------
+
 
 def _tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Tensor product of flat levels ``a`` (..., d**i) and ``b`` (..., d**j) -> (..., d**(i+j)).
@@ -331,16 +351,21 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
     try:
         batch = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     except ValueError:
-        raise ValueError(f"sig_a and sig_b batch axes must broadcast; got shapes {a.shape} and {b.shape}") from None
+        raise ValueError(
+            f"sig_a and sig_b batch axes must broadcast; got shapes {a.shape} and {b.shape}"
+        ) from None
     a = np.broadcast_to(a, batch + a.shape[-1:])
     b = np.broadcast_to(b, batch + b.shape[-1:])
-    product = _chen_flat(_split_flat_levels(a, d, depth), _split_flat_levels(b, d, depth))
+    product = _chen_flat(
+        _split_flat_levels(a, d, depth), _split_flat_levels(b, d, depth)
+    )
     return np.concatenate(product, axis=-1)
 
 
 # --------------------------------------------------------------------------------------------------
 # Signatures
 # --------------------------------------------------------------------------------------------------
+
 
 def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
     """Truncated signature of a piecewise-linear path (or a batch of them).
@@ -431,14 +456,18 @@ def _signature_reference(x: np.ndarray, depth: int) -> np.ndarray:
     # the signature of a point is zero
     running = [np.zeros(batch + (d**k,)) for k in range(1, depth + 1)]
     for n in range(increments.shape[-2]):
-        running = _chen_flat(running, _segment_exponential(increments[..., n, :], depth))
+        running = _chen_flat(
+            running, _segment_exponential(increments[..., n, :], depth)
+        )
     return np.concatenate(running, axis=-1)
 
 
 def _numpy_method(batch: int, length: int, d: int, depth: int) -> str:
     """The NumPy algorithm ``"auto"`` picks for this shape (measured, see the constants)."""
     per_path = _meet_in_middle_entries(d, depth, length - 1)
-    wide_and_short = batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
+    wide_and_short = (
+        batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
+    )
     if wide_and_short or per_path > _MAX_MEET_IN_MIDDLE_ENTRIES:
         return "horner"
     return "meet-in-the-middle"
@@ -494,23 +523,32 @@ def _compiled_kernels(forced: bool = False) -> ModuleType | None:
             from attnsig import _signature_numba
         except ImportError:  # numba missing, or too old/new for this NumPy
             _COMPILED = False
-        except RuntimeError as error:  # numba found no writable cache directory (read-only install)
-            warnings.warn(f"attnsig.signature falls back to NumPy: the numba kernels are unavailable ({error}); "
-                          "set NUMBA_CACHE_DIR to a writable directory to use them", stacklevel=3)
+        except (
+            RuntimeError
+        ) as error:  # numba found no writable cache directory (read-only install)
+            warnings.warn(
+                f"attnsig.signature falls back to NumPy: the numba kernels are unavailable ({error}); "
+                "set NUMBA_CACHE_DIR to a writable directory to use them",
+                stacklevel=3,
+            )
             _COMPILED = False
         else:
             _COMPILED = _signature_numba
     return _COMPILED or None
 
 
-def _signature_compiled(kernels: ModuleType, paths: np.ndarray, depth: int) -> np.ndarray:
+def _signature_compiled(
+    kernels: ModuleType, paths: np.ndarray, depth: int
+) -> np.ndarray:
     """Signatures of ``paths`` (B, L, d), ``L >= 2``, by the compiled kernels: shape ``(B, D)``.
 
     Whole groups of ``kernels.LANES`` paths go to the lane kernel (SIMD across paths); a batch
     smaller than ``_MIN_PATHS_FOR_LANES``, or a last partial group that small, goes to the
     per-path kernel, where padding the group would waste most of the lanes.
     """
-    paths = np.ascontiguousarray(paths, dtype=np.float64)  # (B, L, d); one compiled specialisation
+    paths = np.ascontiguousarray(
+        paths, dtype=np.float64
+    )  # (B, L, d); one compiled specialisation
     batch = paths.shape[0]
     lanes = kernels.LANES
     tail = batch % lanes
@@ -519,8 +557,13 @@ def _signature_compiled(kernels: ModuleType, paths: np.ndarray, depth: int) -> n
         return kernels.signature_lanes(paths, int(depth))
     if in_lanes == 0:
         return kernels.signature_per_path(paths, int(depth))
-    return np.concatenate([kernels.signature_lanes(paths[:in_lanes], int(depth)),
-                           kernels.signature_per_path(paths[in_lanes:], int(depth))], axis=0)  # (B, D)
+    return np.concatenate(
+        [
+            kernels.signature_lanes(paths[:in_lanes], int(depth)),
+            kernels.signature_per_path(paths[in_lanes:], int(depth)),
+        ],
+        axis=0,
+    )  # (B, D)
 
 
 def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
@@ -544,16 +587,25 @@ def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
     segments, d, batch = increments.shape
     # scaled[s] = D / s for s = 1..depth, computed once for all segments: (N, d, B) each
     scaled = [increments] + [increments / s for s in range(1, depth + 1)]
-    running = [np.zeros((d**k, batch)) for k in range(1, depth + 1)]  # running[k-1]: (d**k, B)
-    sums = [np.empty((d**m, batch)) for m in range(depth)]  # scratch: S_m + acc, (d**m, B)
-    products = [np.empty((d**m, batch)) for m in range(depth + 1)]  # scratch: tensor products
+    running = [
+        np.zeros((d**k, batch)) for k in range(1, depth + 1)
+    ]  # running[k-1]: (d**k, B)
+    sums = [
+        np.empty((d**m, batch)) for m in range(depth)
+    ]  # scratch: S_m + acc, (d**m, B)
+    products = [
+        np.empty((d**m, batch)) for m in range(depth + 1)
+    ]  # scratch: tensor products
     for n in range(segments):
         for k in range(depth, 1, -1):
             acc = scaled[k][n]  # D / k, (d, B)
             for m in range(1, k):
                 np.add(running[m - 1], acc, out=sums[m])  # (d**m, B)
-                np.multiply(sums[m].reshape(d**m, 1, batch), scaled[k - m][n].reshape(1, d, batch),
-                            out=products[m + 1].reshape(d**m, d, batch))  # (d**m, d, B)
+                np.multiply(
+                    sums[m].reshape(d**m, 1, batch),
+                    scaled[k - m][n].reshape(1, d, batch),
+                    out=products[m + 1].reshape(d**m, d, batch),
+                )  # (d**m, d, B)
                 acc = products[m + 1]  # (d**(m+1), B)
             np.add(running[k - 1], acc, out=running[k - 1])
         np.add(running[0], increments[n], out=running[0])
@@ -569,8 +621,11 @@ def _meet_in_middle_entries(d: int, depth: int, segments: int) -> int:
     """Float64 entries per path of the largest arrays of the meet-in-the-middle method (a bound)."""
     split = _meet_in_middle_split(depth)
     blocks = depth - split + 1
-    return (d**split + sum(d**r for r in range(1, depth - split + 1))) * blocks * segments + \
-        2 * sum(d**m for m in range(1, max(split, depth - split + 1))) * segments
+    return (
+        d**split + sum(d**r for r in range(1, depth - split + 1))
+    ) * blocks * segments + 2 * sum(
+        d**m for m in range(1, max(split, depth - split + 1))
+    ) * segments
 
 
 def _tensor_traj(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -635,16 +690,23 @@ def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
     split = min(_meet_in_middle_split(depth), depth)
     top_right = depth - split  # highest level needed on the right
     increments = np.diff(points, axis=-1)  # (d, B, N)
-    scaled = [increments] + [increments / s for s in range(1, depth + 2)]  # scaled[s] = D / s
+    scaled = [increments] + [
+        increments / s for s in range(1, depth + 2)
+    ]  # scaled[s] = D / s
     out: list[np.ndarray] = [np.empty(0)] * (depth + 1)
     out[1] = points[..., -1] - points[..., 0]  # (d, B)
-    prefixes = [np.ones(1), points[..., :-1] - points[..., :1]]  # P_1(n) = X_n - X_0, (d, B, N)
+    prefixes = [
+        np.ones(1),
+        points[..., :-1] - points[..., :1],
+    ]  # P_1(n) = X_n - X_0, (d, B, N)
 
     def left_factor(level: int, b: int) -> np.ndarray:
         """L_b for words split at ``level``: sum_a P_{level-1-a} (x) D^{a+1} / (a+1+b)!, (d**level, B, N)."""
         if level == 1:
             return increments / math.factorial(1 + b)
-        acc = scaled[level + b]  # Horner from the innermost term, P_0 (x) D / (level + b)
+        acc = scaled[
+            level + b
+        ]  # Horner from the innermost term, P_0 (x) D / (level + b)
         for a in range(level - 2, 0, -1):
             acc = _tensor_traj(prefixes[level - 1 - a] + acc, scaled[a + 1 + b])
         acc = _tensor_traj(prefixes[level - 1] + acc, increments)
@@ -660,7 +722,10 @@ def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
         return np.concatenate(out[1:], axis=0)  # (D, B)
 
     # suffix trajectories Q_1 .. Q_{depth-q}: Q_j(n) = sum_{m>n} D_m (x) (Q_{j-1} + D_m/2 (x) (... + D_m/j))
-    suffixes = [np.ones(1), points[..., -1:] - points[..., 1:]]  # Q_1(n) = X_end - X_{n+1}, (d, B, N)
+    suffixes = [
+        np.ones(1),
+        points[..., -1:] - points[..., 1:],
+    ]  # Q_1(n) = X_end - X_{n+1}, (d, B, N)
     for level in range(2, top_right + 1):
         acc = scaled[level]
         for i in range(1, level):
@@ -672,7 +737,9 @@ def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
 
     # Left factors side by side along n, right factors stacked by level: (d**q, B, (r+1) N) and
     # (d + ... + d**r, B, (r+1) N); right blocks with b > level - q are zero.
-    left_blocks = [left_factor(split, b) for b in range(top_right + 1)]  # each (d**q, B, N)
+    left_blocks = [
+        left_factor(split, b) for b in range(top_right + 1)
+    ]  # each (d**q, B, N)
     left = np.concatenate(left_blocks, axis=-1)  # (d**q, B, (r+1) N)
     right_rows = sum(d**r for r in range(1, top_right + 1))
     right = np.zeros((right_rows, batch, (top_right + 1) * segments))
@@ -685,15 +752,19 @@ def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
                 block = powers[r]
             else:
                 block = _tensor_traj(powers[b], suffixes[r - b])
-            right[row:row + d**r, :, b * segments:(b + 1) * segments] = block
+            right[row : row + d**r, :, b * segments : (b + 1) * segments] = block
         row += d**r
     # One matrix product per path; the transposed views are strided matrices that BLAS reads as is.
-    contracted = np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0))  # (B, d**q, d + ... + d**r)
+    contracted = np.matmul(
+        left.transpose(1, 0, 2), right.transpose(1, 2, 0)
+    )  # (B, d**q, d + ... + d**r)
     if split >= 2:
         out[split] = left_blocks[0].sum(axis=-1)  # (d**q, B); a contiguous sum, fast
     row = 0
     for r in range(1, top_right + 1):
-        out[split + r] = contracted[:, :, row:row + d**r].reshape(batch, d ** (split + r)).T  # (d**(q+r), B)
+        out[split + r] = (
+            contracted[:, :, row : row + d**r].reshape(batch, d ** (split + r)).T
+        )  # (d**(q+r), B)
         row += d**r
     return np.concatenate(out[1:], axis=0)  # (D, B)
 
@@ -701,6 +772,7 @@ def _signature_meet_in_middle(points: np.ndarray, depth: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # Levy area and time augmentation
 # --------------------------------------------------------------------------------------------------
+
 
 def levy_area_matrix(path: Any) -> np.ndarray:
     """Lévy area matrix ``A_ij = (S^{ij} - S^{ji}) / 2`` of a path.
@@ -747,8 +819,10 @@ def levy_area(path: Any) -> np.ndarray:
     """
     x = _as_path(path)
     if x.shape[-1] != 2:
-        raise ValueError(f"path must be planar (d = 2 on the last axis) for levy_area; got shape {x.shape}; "
-                         "use levy_area_matrix for other dimensions")
+        raise ValueError(
+            f"path must be planar (d = 2 on the last axis) for levy_area; got shape {x.shape}; "
+            "use levy_area_matrix for other dimensions"
+        )
     return levy_area_matrix(x)[..., 0, 1]
 
 
@@ -780,12 +854,16 @@ def time_augment(path: Any, times: Any = None) -> np.ndarray:
     else:
         t = as_float_array(times, "times", ndim_min=1).astype(np.float64, copy=False)
         if t.shape[-1] != length:
-            raise ValueError(f"times must have the path length L = {length} on its last axis; got shape {t.shape}")
+            raise ValueError(
+                f"times must have the path length L = {length} on its last axis; got shape {t.shape}"
+            )
         if np.any(np.diff(t, axis=-1) < 0):
             raise ValueError("times must be non-decreasing along the path")
     try:
         t = np.broadcast_to(t, x.shape[:-1])  # (..., L)
     except ValueError:
-        raise ValueError(f"times of shape {np.shape(t)} does not broadcast to the path's points "
-                         f"{x.shape[:-1]}") from None
+        raise ValueError(
+            f"times of shape {np.shape(t)} does not broadcast to the path's points "
+            f"{x.shape[:-1]}"
+        ) from None
     return np.concatenate([t[..., None], x], axis=-1)  # (..., L, d+1)

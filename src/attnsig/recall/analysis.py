@@ -36,7 +36,9 @@ def _margins(logits: np.ndarray, answers: np.ndarray) -> np.ndarray:
     return correct - others.max(axis=1)
 
 
-def recall_margins(model: RecallTransformer, sequences: Any, scale: Any = None) -> np.ndarray:
+def recall_margins(
+    model: RecallTransformer, sequences: Any, scale: Any = None
+) -> np.ndarray:
     """Read-out value of the correct answer minus the largest other one, shape (B,).
 
     Recall is correct at temperature zero exactly when the margin is positive.
@@ -53,8 +55,9 @@ def recall_margins(model: RecallTransformer, sequences: Any, scale: Any = None) 
     return _margins(_last_logits(model, embed(model, tokens), scale), answers)
 
 
-def recall_accuracy(model: RecallTransformer, sequences: Any, scale: Any = None,
-                    weights: Any = None) -> float:
+def recall_accuracy(
+    model: RecallTransformer, sequences: Any, scale: Any = None, weights: Any = None
+) -> float:
     """Fraction of prompts recalled correctly (positive margin), optionally weighted.
 
     ``weights`` (shape (B,)) lets one representative stand for many sequences
@@ -72,7 +75,9 @@ def recall_accuracy(model: RecallTransformer, sequences: Any, scale: Any = None,
         return float(correct.mean())
     w = as_float_array(weights, "weights", ndim=1)
     if w.shape != correct.shape or (w < 0).any():
-        raise ValueError(f"weights must be non-negative of shape {correct.shape}; got shape {w.shape}")
+        raise ValueError(
+            f"weights must be non-negative of shape {correct.shape}; got shape {w.shape}"
+        )
     return float(w[correct].sum() / w.sum())
 
 
@@ -105,23 +110,37 @@ def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fracti
     >>> exact_recall_accuracy(build_recall_transformer(3), 3.0)
     Fraction(1, 1)
     """
-    check_instance(model, "model", RecallTransformer,
-                   "a RecallTransformer (see build_recall_transformer)")
+    check_instance(
+        model,
+        "model",
+        RecallTransformer,
+        "a RecallTransformer (see build_recall_transformer)",
+    )
     if model.num_pairs > _MAX_CANONICAL_PAIRS:
-        raise ValueError(f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact count "
-                         f"(the number of symmetry classes grows like the Bell numbers); got {model.num_pairs}")
+        raise ValueError(
+            f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact count "
+            f"(the number of symmetry classes grows like the Bell numbers); got {model.num_pairs}"
+        )
     parts = scale if isinstance(scale, tuple) else (scale,)
     for part in parts:
         if part is not None and np.ndim(part) != 0:
-            raise ValueError(f"scale must be one number (or a pair of numbers) for all prompts; "
-                             f"got an array of shape {np.shape(part)}")
+            raise ValueError(
+                f"scale must be one number (or a pair of numbers) for all prompts; "
+                f"got an array of shape {np.shape(part)}"
+            )
     tokens, counts, total = _canonical_classes(model.num_pairs)
     correct = recall_margins(model, tokens, scale) > 0  # (C,)
     return Fraction(sum(int(c) for c in counts[correct]), total)
 
 
-def critical_scales(model: RecallTransformer, sequences: Any, *, first_block_scale: Any = None,
-                    upper: float = 40.0, iterations: int = 60) -> np.ndarray:
+def critical_scales(
+    model: RecallTransformer,
+    sequences: Any,
+    *,
+    first_block_scale: Any = None,
+    upper: float = 40.0,
+    iterations: int = 60,
+) -> np.ndarray:
     """Per prompt, the scale at which recall switches from wrong to right, by bisection.
 
     Parameters
@@ -156,15 +175,21 @@ def critical_scales(model: RecallTransformer, sequences: Any, *, first_block_sca
     x0 = embed(model, tokens)
 
     def correct(scales: np.ndarray) -> np.ndarray:
-        scale = (scales, scales) if first_block_scale is None else (first_block_scale, scales)
+        scale = (
+            (scales, scales)
+            if first_block_scale is None
+            else (first_block_scale, scales)
+        )
         return _margins(_last_logits(model, x0, scale), answers) > 0
 
     lo = np.zeros(len(answers))
     hi = np.full(len(answers), float(upper))
     if not correct(hi).all():
         b = int(np.argmin(correct(hi)))
-        raise ValueError(f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale upper={upper}; "
-                         "raise upper")
+        raise ValueError(
+            f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale upper={upper}; "
+            "raise upper"
+        )
     for _ in range(iterations):
         mid = (lo + hi) / 2
         ok = correct(mid)

@@ -182,7 +182,9 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
-        raise ValueError(f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}")
+        raise ValueError(
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}"
+        )
     seq_len = 2 * n + 2
     width = VOCAB_SIZE + max(0, seq_len - 9)
     d = 2 * VOCAB_SIZE + width
@@ -296,7 +298,9 @@ def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
     """
     batch, seq_len = tokens.shape
     if seq_len != model.seq_len:
-        raise ValueError(f"tokens must have length {model.seq_len} for this model; got shape {tokens.shape}")
+        raise ValueError(
+            f"tokens must have length {model.seq_len} for this model; got shape {tokens.shape}"
+        )
     x = np.zeros((batch, seq_len, model.dim))
     np.put_along_axis(x, tokens[:, :, None], 1.0, axis=2)  # token block: one-hot
     code_coords = [_code_coordinate(seq_len - i) for i in range(seq_len)]
@@ -415,8 +419,13 @@ def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.nda
     return x2_last[:, 0] @ model.w_out  # (B, 37)
 
 
-def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-        check_answerable: bool = True) -> RecallTrace:
+def run(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> RecallTrace:
     """Run the transformer and keep every intermediate matrix.
 
     Parameters
@@ -443,12 +452,19 @@ def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
     >>> VOCAB[int(trace.logits[0, -1].argmax())]
     '8'
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
     return _trace(model, embed(model, tokens), scale)
 
 
-def recall_logits(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-                  check_answerable: bool = True) -> np.ndarray:
+def recall_logits(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> np.ndarray:
     """Read-out at the last position, shape (B, 37), without keeping the intermediates.
 
     Examples
@@ -458,12 +474,20 @@ def recall_logits(model: RecallTransformer, sequences: Any, scale: Any = None, *
     >>> logits.shape, VOCAB[int(logits[0].argmax())]
     ((1, 37), '8')
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
     return _last_logits(model, embed(model, tokens), scale)
 
 
-def predict(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-            check_answerable: bool = True, atol: float = 1e-12) -> np.ndarray:
+def predict(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+    atol: float = 1e-12,
+) -> np.ndarray:
     """Temperature-zero prediction at the last position: token indices of shape (B,).
 
     A row whose largest read-out value is not unique (within ``atol``) has no deterministic answer
@@ -476,7 +500,9 @@ def predict(model: RecallTransformer, sequences: Any, scale: Any = None, *,
     >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
     ['8', '3']
     """
-    logits = recall_logits(model, sequences, scale, check_answerable=check_answerable)  # (B, 37)
+    logits = recall_logits(
+        model, sequences, scale, check_answerable=check_answerable
+    )  # (B, 37)
     top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)
     best = np.argmax(logits, axis=1)
     return np.where(top_two[:, 1] - top_two[:, 0] > atol, best, -1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import string
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -61,24 +61,38 @@ def tokenize(sequences: Any) -> np.ndarray:
     """
     if isinstance(sequences, str):
         sequences = [sequences]
-    if isinstance(sequences, (list, tuple)) and sequences and all(isinstance(s, str) for s in sequences):
+    if (
+        isinstance(sequences, (list, tuple))
+        and sequences
+        and all(isinstance(s, str) for s in sequences)
+    ):
         lengths = {len(s) for s in sequences}
         if len(lengths) != 1:
-            raise ValueError(f"sequences must all have the same length; got lengths {sorted(lengths)}")
+            raise ValueError(
+                f"sequences must all have the same length; got lengths {sorted(lengths)}"
+            )
         for b, s in enumerate(sequences):
             bad = [ch for ch in s if ch not in _TOKEN_ID]
             if bad:
-                raise ValueError(f"sequences[{b}] = {s!r} contains {bad[0]!r}, which is not in the "
-                                 f"vocabulary 0-9, A-Z, '?'")
-        return np.array([[_TOKEN_ID[ch] for ch in s] for s in sequences], dtype=np.int64)
+                raise ValueError(
+                    f"sequences[{b}] = {s!r} contains {bad[0]!r}, which is not in the "
+                    f"vocabulary 0-9, A-Z, '?'"
+                )
+        return np.array(
+            [[_TOKEN_ID[ch] for ch in s] for s in sequences], dtype=np.int64
+        )
     arr = as_int_array(sequences, "sequences", "strings or integer token indices")
     if arr.ndim == 1:
         arr = arr[None, :]  # (1, T)
     if arr.ndim != 2 or arr.shape[1] == 0:
-        raise ValueError(f"sequences must have shape (T,) or (B, T) with T >= 1; got shape {arr.shape}")
+        raise ValueError(
+            f"sequences must have shape (T,) or (B, T) with T >= 1; got shape {arr.shape}"
+        )
     if arr.size and (arr.min() < 0 or arr.max() >= VOCAB_SIZE):
-        raise ValueError(f"token indices must lie in 0..{VOCAB_SIZE - 1}; got values in "
-                         f"{arr.min()}..{arr.max()}")
+        raise ValueError(
+            f"token indices must lie in 0..{VOCAB_SIZE - 1}; got values in "
+            f"{arr.min()}..{arr.max()}"
+        )
     return arr.astype(np.int64)
 
 
@@ -99,7 +113,9 @@ def _where(condition: np.ndarray) -> tuple[int, int]:
     return int(b), int(i)
 
 
-def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: bool = True) -> np.ndarray:
+def validate_recall_tokens(
+    sequences: Any, num_pairs: int, *, check_answerable: bool = True
+) -> np.ndarray:
     """Check that sequences are well-formed recall prompts; return their tokens.
 
     A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a letter, ``?``.
@@ -137,27 +153,37 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
     tokens = tokenize(sequences)
     seq_len = 2 * n + 2
     if tokens.shape[1] != seq_len:
-        raise ValueError(f"a recall sequence with num_pairs={n} has length {seq_len} "
-                         f"(n key-value pairs, a key, '?'); got length {tokens.shape[1]}")
-    keys = tokens[:, 0:2 * n:2]  # (B, n)
-    values = tokens[:, 1:2 * n:2]  # (B, n)
+        raise ValueError(
+            f"a recall sequence with num_pairs={n} has length {seq_len} "
+            f"(n key-value pairs, a key, '?'); got length {tokens.shape[1]}"
+        )
+    keys = tokens[:, 0 : 2 * n : 2]  # (B, n)
+    values = tokens[:, 1 : 2 * n : 2]  # (B, n)
     queried = tokens[:, 2 * n]  # (B,)
     is_letter = (tokens >= _LETTERS[0]) & (tokens <= _LETTERS[-1])
-    if not is_letter[:, 0:2 * n:2].all():
-        b, m = _where(~is_letter[:, 0:2 * n:2])
-        raise ValueError(f"sequence {b}: position {2 * m} must hold a key (a letter A-Z); "
-                         f"got {VOCAB[keys[b, m]]!r}")
+    if not is_letter[:, 0 : 2 * n : 2].all():
+        b, m = _where(~is_letter[:, 0 : 2 * n : 2])
+        raise ValueError(
+            f"sequence {b}: position {2 * m} must hold a key (a letter A-Z); "
+            f"got {VOCAB[keys[b, m]]!r}"
+        )
     if not (values <= _DIGITS[-1]).all():
         b, m = _where(values > _DIGITS[-1])
-        raise ValueError(f"sequence {b}: position {2 * m + 1} must hold a value (a digit 0-9); "
-                         f"got {VOCAB[values[b, m]]!r}")
+        raise ValueError(
+            f"sequence {b}: position {2 * m + 1} must hold a value (a digit 0-9); "
+            f"got {VOCAB[values[b, m]]!r}"
+        )
     if not is_letter[:, 2 * n].all():
         b = int(np.argmin(is_letter[:, 2 * n]))
-        raise ValueError(f"sequence {b}: position {2 * n} must hold the queried key (a letter A-Z); "
-                         f"got {VOCAB[queried[b]]!r}")
+        raise ValueError(
+            f"sequence {b}: position {2 * n} must hold the queried key (a letter A-Z); "
+            f"got {VOCAB[queried[b]]!r}"
+        )
     if not (tokens[:, -1] == _QUERY_ID).all():
         b = int(np.argmin(tokens[:, -1] == _QUERY_ID))
-        raise ValueError(f"sequence {b}: the last position must hold '?'; got {VOCAB[tokens[b, -1]]!r}")
+        raise ValueError(
+            f"sequence {b}: the last position must hold '?'; got {VOCAB[tokens[b, -1]]!r}"
+        )
     if check_answerable:
         sorted_keys = np.sort(keys, axis=1)  # (B, n)
         repeated = (sorted_keys[:, 1:] == sorted_keys[:, :-1]).any(axis=1)
@@ -165,13 +191,17 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
             b = int(np.argmax(repeated))
             row = sorted_keys[b]
             letter = VOCAB[row[1:][row[1:] == row[:-1]][0]]
-            raise ValueError(f"sequence {b}: the key {letter!r} occurs more than once; associative "
-                             "recall needs distinct keys (the construction would average their values)")
+            raise ValueError(
+                f"sequence {b}: the key {letter!r} occurs more than once; associative "
+                "recall needs distinct keys (the construction would average their values)"
+            )
         found = (keys == queried[:, None]).any(axis=1)
         if not found.all():
             b = int(np.argmin(found))
-            raise ValueError(f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the keys "
-                             f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall")
+            raise ValueError(
+                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the keys "
+                f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall"
+            )
     return tokens
 
 
@@ -185,15 +215,18 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
     """
     tokens = validate_recall_tokens(sequences, num_pairs)
     n = num_pairs
-    match = tokens[:, 0:2 * n:2] == tokens[:, [2 * n]]  # (B, n), one True per row
-    return tokens[:, 1:2 * n:2][match]
+    match = tokens[:, 0 : 2 * n : 2] == tokens[:, [2 * n]]  # (B, n), one True per row
+    return tokens[:, 1 : 2 * n : 2][match]
 
 
 # --------------------------------------------------------------------------------------------
 # Prompt sets
 # --------------------------------------------------------------------------------------------
 
-def random_recall_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.ndarray:
+
+def random_recall_tokens(
+    num_pairs: int, size: int, rng: np.random.Generator
+) -> np.ndarray:
     """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random queried key.
 
     Returns
@@ -210,12 +243,14 @@ def random_recall_tokens(num_pairs: int, size: int, rng: np.random.Generator) ->
     if n > MAX_PAIRS:
         raise ValueError(f"num_pairs must be at most {MAX_PAIRS}; got {n}")
     rng = check_rng(rng)
-    keys = _LETTERS[np.argsort(rng.random((size, len(_LETTERS))), axis=1)[:, :n]]  # (size, n) distinct
+    keys = _LETTERS[
+        np.argsort(rng.random((size, len(_LETTERS))), axis=1)[:, :n]
+    ]  # (size, n) distinct
     values = rng.integers(0, _NUM_DIGITS, size=(size, n))
     which = rng.integers(0, n, size=size)
     tokens = np.empty((size, 2 * n + 2), dtype=np.int64)
-    tokens[:, 0:2 * n:2] = keys
-    tokens[:, 1:2 * n:2] = values
+    tokens[:, 0 : 2 * n : 2] = keys
+    tokens[:, 1 : 2 * n : 2] = values
     tokens[:, 2 * n] = keys[np.arange(size), which]
     tokens[:, -1] = _QUERY_ID
     return tokens
@@ -259,8 +294,10 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > 9:
-        raise ValueError(f"num_pairs must be at most 9 here (the number of classes grows like the Bell "
-                         f"numbers); got {n}")
+        raise ValueError(
+            f"num_pairs must be at most 9 here (the number of classes grows like the Bell "
+            f"numbers); got {n}"
+        )
     key_orders = math.perm(len(_LETTERS), n)
     rows, counts = [], []
     for pattern in _value_patterns(n):
@@ -278,7 +315,7 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
 _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 
-@lru_cache(maxsize=None)
+@cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of prompts."""
     tokens, counts = canonical_recall_tokens(n)
@@ -315,10 +352,12 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
-        raise ValueError(f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}")
+        raise ValueError(
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}"
+        )
     tokens = np.empty((1, 2 * n + 2), dtype=np.int64)
-    tokens[0, 0:2 * n:2] = _LETTERS[:n]
-    tokens[0, 1:2 * n:2] = _DIGITS[0]
+    tokens[0, 0 : 2 * n : 2] = _LETTERS[:n]
+    tokens[0, 1 : 2 * n : 2] = _DIGITS[0]
     tokens[0, 2 * n - 1] = _DIGITS[1]  # the last pair's value differs from the others
     tokens[0, 2 * n] = _LETTERS[n - 1]  # ... and it is the one queried
     tokens[0, -1] = _QUERY_ID
