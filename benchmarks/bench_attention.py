@@ -1,25 +1,27 @@
-"""Speed of ``attnsig.attention.MultiHeadAttention`` against PyTorch on the CPU, side by side.
+"""Speed of ``attnsig.attention.MultiHeadAttention`` against PyTorch on the CPU, side by
+side.
 
 Problem: B=8 sequences, T=512 positions, E=512, 8 heads, float32, causal self-attention.
 Contenders (all in this one process, one thread each):
 
-* ``attnsig`` fast path: ``MultiHeadAttention(..., dtype=np.float32)(x, causal=True)``; it also
-  returns the (B, H, T, T) per-head weights, which its API always does;
+* ``attnsig`` fast path: ``MultiHeadAttention(..., dtype=np.float32)(x, causal=True)``;
+  it also returns the (B, H, T, T) per-head weights, which its API always does;
 * ``attnsig`` reference path (``reference=True``), the readable formulas;
-* ``torch.nn.MultiheadAttention`` in eval mode under ``no_grad``, causal, ``need_weights=False``
-  (its default-speed use; it may take PyTorch's fused fast path);
-* the same module with ``need_weights=True, average_attn_weights=False``: it returns the same
-  per-head weights as ``attnsig``;
-* torch's ``linear`` + ``F.scaled_dot_product_attention(is_causal=True)`` + ``linear``: the
-  fastest way PyTorch offers, returning no weights.
+* ``torch.nn.MultiheadAttention`` in eval mode under ``no_grad``, causal,
+  ``need_weights=False`` (its default-speed use; it may take PyTorch's fused fast path);
+* the same module with ``need_weights=True, average_attn_weights=False``: it returns the
+  same per-head weights as ``attnsig``;
+* torch's ``linear`` + ``F.scaled_dot_product_attention(is_causal=True)`` + ``linear``:
+  the fastest way PyTorch offers, returning no weights.
 
-Method: every contender runs once to warm up, and all are checked to agree (float32 tolerance);
-then ``--rounds`` interleaved rounds each time every contender once, in an order rotated from
-round to round. Each call is timed twice: wall time and the process's CPU time (with one thread,
-the CPU time is what the call cost, whatever other processes do to the shared cores). The table
-gives the medians over rounds and, for each peer, the median over rounds of the per-round ratio
-``attnsig fast / peer`` (below 1 = attnsig is faster), on CPU time and on wall time. On a shared,
-noisy machine the ratios are the figures to read, never a lone time.
+Method: every contender runs once to warm up, and all are checked to agree (float32
+tolerance); then ``--rounds`` interleaved rounds each time every contender once, in an
+order rotated from round to round. Each call is timed twice: wall time and the process's
+CPU time (with one thread, the CPU time is what the call cost, whatever other processes
+do to the shared cores). The table gives the medians over rounds and, for each peer, the
+median over rounds of the per-round ratio ``attnsig fast / peer`` (below 1 = attnsig is
+faster), on CPU time and on wall time. On a shared, noisy machine the ratios are the
+figures to read, never a lone time.
 
 Usage::
 
@@ -32,7 +34,8 @@ from __future__ import annotations
 
 import os
 
-# One thread per library, set before NumPy or PyTorch is imported (their pools read it once).
+# One thread per library, set before NumPy or PyTorch is imported (their pools read it
+# once).
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
@@ -57,7 +60,8 @@ FAST = "attnsig fast"
 def build_contenders(
     batch: int, length: int, embed: int, heads: int, seed: int = 0
 ) -> tuple[dict[str, Callable[[], tuple[np.ndarray, np.ndarray | None]]], np.ndarray]:
-    """The contenders as zero-argument callables returning (output, per-head weights or None)."""
+    """The contenders as zero-argument callables returning (output, per-head weights or
+    None)."""
     rng = np.random.default_rng(seed)
     module = torch.nn.MultiheadAttention(
         embed, heads, batch_first=True, dtype=torch.float32
@@ -84,7 +88,8 @@ def build_contenders(
     assert ours.in_proj_weight.dtype == np.float32  # the float32 weights stay float32
     x = rng.normal(size=(batch, length, embed)).astype(np.float32)  # (B, T, E)
     xt = torch.from_numpy(x)
-    # PyTorch's module wants the additive/boolean mask even with is_causal=True (True = masked out).
+    # PyTorch's module wants the additive/boolean mask even with is_causal=True (True =
+    # masked out).
     torch_mask = torch.nn.Transformer.generate_square_subsequent_mask(
         length, dtype=torch.float32
     )
@@ -143,7 +148,8 @@ def build_contenders(
 
 
 def check_agreement(contenders: dict, rtol: float = 2e-4, atol: float = 2e-5) -> None:
-    """Every contender gives the same output (and weights, where returned) within float32 error."""
+    """Every contender gives the same output (and weights, where returned) within
+    float32 error."""
     out0, w0 = contenders[FAST]()
     assert out0.dtype == np.float32 and w0.dtype == np.float32, (out0.dtype, w0.dtype)
     for name, run in contenders.items():
@@ -156,7 +162,8 @@ def check_agreement(contenders: dict, rtol: float = 2e-4, atol: float = 2e-5) ->
 def interleaved_rounds(
     contenders: dict, rounds: int
 ) -> dict[str, dict[str, list[float]]]:
-    """Wall and CPU seconds per call, ``rounds`` times each, the order rotated every round."""
+    """Wall and CPU seconds per call, ``rounds`` times each, the order rotated every
+    round."""
     names = list(contenders)
     times = {name: {"wall": [], "cpu": []} for name in names}
     for r in range(rounds):
@@ -169,12 +176,13 @@ def interleaved_rounds(
 
 
 def summarise(times: dict[str, dict[str, list[float]]]) -> list[dict]:
-    """Median times per contender and the median per-round ratios of the fast path to it."""
+    """Median times per contender and the median per-round ratios of the fast path to
+    it."""
     rows = []
     for name, ts in times.items():
         row = {"contender": name}
         for clock in ("cpu", "wall"):
-            ratios = [f / t for f, t in zip(times[FAST][clock], ts[clock])]
+            ratios = [f / t for f, t in zip(times[FAST][clock], ts[clock], strict=True)]
             row[f"median_{clock}_ms"] = 1e3 * statistics.median(ts[clock])
             row[f"ratio_{clock}"] = statistics.median(ratios)
         rows.append(row)
@@ -185,10 +193,12 @@ def markdown_table(
     rows: list[dict], rounds: int, batch: int, length: int, embed: int, heads: int
 ) -> str:
     lines = [
-        f"Multi-head attention, B={batch}, T={length}, E={embed}, H={heads}, float32, causal; "
+        f"Multi-head attention, B={batch}, T={length}, E={embed}, H={heads}, float32, "
+        "causal; "
         f"one thread; {rounds} interleaved rounds.",
         "",
-        "| contender | CPU (ms) | wall (ms) | attnsig fast / this, CPU | attnsig fast / this, wall |",
+        "| contender | CPU (ms) | wall (ms) | attnsig fast / this, CPU | attnsig fast "
+        "/ this, wall |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
@@ -199,12 +209,14 @@ def markdown_table(
             else [f"{row['ratio_cpu']:.2f}", f"{row['ratio_wall']:.2f}"]
         )
         lines.append(
-            f"| {row['contender']} | {row['median_cpu_ms']:.0f} | {row['median_wall_ms']:.0f} | "
+            f"| {row['contender']} | {row['median_cpu_ms']:.0f} | "
+            f"{row['median_wall_ms']:.0f} | "
             f"{ratios[0]} | {ratios[1]} |"
         )
     lines += [
         "",
-        "Times: medians over rounds. Ratios: medians over rounds of the per-round ratio "
+        "Times: medians over rounds. Ratios: medians over rounds of the per-round "
+        "ratio "
         "(below 1 = attnsig fast is faster).",
     ]
     return "\n".join(lines)

@@ -1,22 +1,26 @@
-"""How fast is attnsig.signature? A side-by-side comparison with iisignature and pysiglib.
+"""How fast is attnsig.signature? A side-by-side comparison with iisignature and
+pysiglib.
 
-Run from the repository root (peers are optional; a missing one is reported and left out):
+Run from the repository root (peers are optional; a missing one is reported and left
+out):
 
-    .venv/bin/pip install setuptools && .venv/bin/pip install --no-build-isolation iisignature
-    .venv/bin/pip install pysiglib            # after the CPU build of torch is installed
-    .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
+    .venv/bin/pip install setuptools && .venv/bin/pip install --no-build-isolation
+    iisignature .venv/bin/pip install pysiglib            # after the CPU build of torch
+    is installed .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
 
-attnsig is timed twice: with its compiled numba kernels (the default when numba is installed) and
-with its NumPy fallback (forced per call through ``ATTNSIG_DISABLE_NUMBA=1``).
+attnsig is timed twice: with its compiled numba kernels (the default when numba is
+installed) and with its NumPy fallback (forced per call through
+``ATTNSIG_DISABLE_NUMBA=1``).
 
-Method: every library runs with one thread (OMP/OpenBLAS/MKL threads set to 1 before NumPy is
-imported, ``torch.set_num_threads(1)``, pysiglib with ``n_jobs=1``). In each round every library
-computes the same signature once (short cases repeat the call to fill ~20 ms and report the mean
-per call); the rounds interleave the libraries so that slow phases of a shared machine hit all of
-them alike. The table gives the median over rounds of the process CPU time (robust to other
-processes competing for the cores) and of the wall time, and the median over rounds of the
-per-round ratio attnsig / peer. Before timing, each peer's output is checked against attnsig's.
-The compiled kernels are compiled (or loaded from numba's cache) by the warm-up call, not timed.
+Method: every library runs with one thread (OMP/OpenBLAS/MKL threads set to 1 before
+NumPy is imported, ``torch.set_num_threads(1)``, pysiglib with ``n_jobs=1``). In each
+round every library computes the same signature once (short cases repeat the call to
+fill ~20 ms and report the mean per call); the rounds interleave the libraries so that
+slow phases of a shared machine hit all of them alike. The table gives the median over
+rounds of the process CPU time (robust to other processes competing for the cores) and
+of the wall time, and the median over rounds of the per-round ratio attnsig / peer.
+Before timing, each peer's output is checked against attnsig's. The compiled kernels are
+compiled (or loaded from numba's cache) by the warm-up call, not timed.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ Case = tuple[str, np.ndarray, int]
 
 @contextlib.contextmanager
 def numpy_fallback():
-    """Force attnsig's NumPy fallback inside the block (the switch is read at every call)."""
+    """Force attnsig's NumPy fallback inside the block (the switch is read at every
+    call)."""
     previous = os.environ.get("ATTNSIG_DISABLE_NUMBA")
     os.environ["ATTNSIG_DISABLE_NUMBA"] = "1"
     try:
@@ -56,13 +61,15 @@ def numpy_fallback():
 
 
 def signature_numpy(path: np.ndarray, depth: int) -> np.ndarray:
-    """attnsig.signature on its NumPy fallback (a few microseconds of set-up per call)."""
+    """attnsig.signature on its NumPy fallback (a few microseconds of set-up per
+    call)."""
     with numpy_fallback():
         return signature(path, depth)
 
 
 def attnsig_backends() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
-    """attnsig's backends available here: the compiled one if numba imports, and the NumPy fallback."""
+    """attnsig's backends available here: the compiled one if numba imports, and the
+    NumPy fallback."""
     backends: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {}
     if sigmod._compiled_kernels() is not None:
         backends["attnsig (numba)"] = signature
@@ -73,7 +80,8 @@ def attnsig_backends() -> dict[str, Callable[[np.ndarray, int], np.ndarray]]:
 def load_peers() -> tuple[
     dict[str, Callable[[np.ndarray, int], np.ndarray]], list[str]
 ]:
-    """Installed peers as functions (path, depth) -> signature without level 0, and notes on the missing."""
+    """Installed peers as functions (path, depth) -> signature without level 0, and
+    notes on the missing."""
     peers: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {}
     missing = []
     try:
@@ -82,7 +90,8 @@ def load_peers() -> tuple[
         peers["iisignature"] = iisignature.sig
     except ImportError:
         missing.append(
-            "iisignature is not installed: left out (pip install --no-build-isolation iisignature)"
+            "iisignature is not installed: left out (pip install --no-build-isolation "
+            "iisignature)"
         )
     try:
         import torch
@@ -93,7 +102,8 @@ def load_peers() -> tuple[
         peers["pysiglib"] = lambda path, depth: pysiglib.sig(path, depth, n_jobs=1)
     except ImportError:
         missing.append(
-            "pysiglib is not installed: left out (install the CPU torch first, then pip install pysiglib)"
+            "pysiglib is not installed: left out (install the CPU torch first, then "
+            "pip install pysiglib)"
         )
     return peers, missing
 
@@ -111,7 +121,8 @@ def machine_description() -> str:
         pass
     lines = [
         f"- CPU: {cpu}, {os.cpu_count()} logical cores",
-        f"- OS: {platform.platform()}; Python {platform.python_version()}; NumPy {np.__version__}",
+        f"- OS: {platform.platform()}; Python {platform.python_version()}; NumPy "
+        f"{np.__version__}",
     ]
     if hasattr(os, "getloadavg"):
         lines.append(
@@ -177,12 +188,14 @@ def cases(more: bool) -> list[Case]:
 
 
 def check_agreement(path: np.ndarray, depth: int, peers: dict) -> list[str]:
-    """attnsig's backends against its reference (relative to the signature's size); peers against attnsig."""
+    """attnsig's backends against its reference (relative to the signature's size);
+    peers against attnsig."""
     ours = signature(path, depth)
     scale = np.max(np.abs(ours))
     reference = signature(path, depth, method="reference")
     notes = [
-        f"|{name} - reference| / max|S| = {np.max(np.abs(backend(path, depth) - reference)) / scale:.1e}"
+        f"|{name} - reference| / max|S| = "
+        f"{np.max(np.abs(backend(path, depth) - reference)) / scale:.1e}"
         for name, backend in attnsig_backends().items()
     ]
     for name, peer in peers.items():
@@ -196,7 +209,8 @@ def check_agreement(path: np.ndarray, depth: int, peers: dict) -> list[str]:
 def time_interleaved(
     path: np.ndarray, depth: int, functions: dict, rounds: int
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Per-round (CPU, wall) seconds per call for each function, the functions interleaved."""
+    """Per-round (CPU, wall) seconds per call for each function, the functions
+    interleaved."""
     warm = {}
     for (
         name,
@@ -240,13 +254,16 @@ def main() -> None:
     print(machine_description() + "\n")
     if "attnsig (numba)" not in backends:
         missing.append(
-            "numba is not installed: attnsig runs on its NumPy fallback only (pip install numba)"
+            "numba is not installed: attnsig runs on its NumPy fallback only (pip "
+            "install numba)"
         )
     for note in missing:
         print(f"- {note}")
     print(
-        f"Medians over {args.rounds} interleaved rounds, one thread per library; ratio = attnsig backend / "
-        "library in the row (below 1: attnsig is faster), median of the per-round ratios, CPU / wall.\n"
+        f"Medians over {args.rounds} interleaved rounds, one thread per library; "
+        "ratio = attnsig backend / "
+        "library in the row (below 1: attnsig is faster), median of the per-round "
+        "ratios, CPU / wall.\n"
     )
     header = (
         "| case | library | CPU time (ms) | wall time (ms) | "

@@ -1,4 +1,5 @@
-"""Tests of attnsig.attention: hand-known cases, PyTorch as oracle, hypothesis properties."""
+"""Tests of attnsig.attention: hand-known cases, PyTorch as oracle, hypothesis
+properties."""
 
 import math
 
@@ -19,8 +20,9 @@ from attnsig.attention import (
 
 
 class _Oracle:
-    """PyTorch, imported when an oracle test first uses it: without it those tests skip and
-    every other test in this file still runs (the hand cases need only requirements.txt)."""
+    """PyTorch, imported when an oracle test first uses it: without it those tests skip
+    and every other test in this file still runs (the hand cases need only
+    requirements.txt)."""
 
     def __getattr__(self, name):
         if name.startswith("__"):  # pytest's collector asks for __test__ and the like
@@ -36,7 +38,8 @@ class _Oracle:
 torch = _Oracle()
 
 
-# ---------------------------------------------------------------- small cases known by hand
+# ---------------------------------------------------------------- small cases known by
+# hand
 def test_softmax_hand_cases():
     e = math.e
     np.testing.assert_allclose(
@@ -299,7 +302,8 @@ def test_sdpa_matches_torch_functional():
     allowed = rng.random((5, 7)) < 0.6
     allowed[:, 0] = True
     tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
-    # F.scaled_dot_product_attention's boolean mask marks what *may attend*, as ours does.
+    # F.scaled_dot_product_attention's boolean mask marks what *may attend*, as ours
+    # does.
     ref_mask = torch.nn.functional.scaled_dot_product_attention(
         tq, tk, tv, attn_mask=torch.from_numpy(allowed)
     )
@@ -373,9 +377,12 @@ def test_causal_output_ignores_the_future(t, seed):
     )
 
 
-# ---------------------------------------------------------------- fast path against the reference path
-# ``mha(...)`` runs the fast path; ``mha(..., reference=True)`` the readable formulas. In float64
-# they agree to 1e-12 (only the order of floating-point operations differs); in float32 to
+# ---------------------------------------------------------------- fast path against the
+# reference path
+# ``mha(...)`` runs the fast path; ``mha(..., reference=True)`` the readable formulas.
+# In float64
+# they agree to 1e-12 (only the order of floating-point operations differs); in float32
+# to
 # rtol = atol = 1e-5 (a few float32 roundings of numbers of order one).
 import attnsig._attention_fast as attention_module  # noqa: E402
 
@@ -403,8 +410,8 @@ def _assert_fast_matches_reference(mha, *args, tol=FAST_VS_REFERENCE_F64, **kwar
 
 @pytest.fixture(params=["stacked", "blocks"])
 def regime(request, monkeypatch):
-    """Run a test through both kernels of the fast path; small blocks so that several blocks
-    of queries, of a size not dividing T, occur."""
+    """Run a test through both kernels of the fast path; small blocks so that several
+    blocks of queries, of a size not dividing T, occur."""
     if request.param == "stacked":
         monkeypatch.setattr(attention_module, "_STACKED_BELOW", 10**9)
     else:
@@ -525,7 +532,8 @@ def test_fast_float32_stays_float32(regime):
 
 def test_fast_path_defers_infinities_and_errors_to_the_reference(regime):
     rng = np.random.default_rng(105)
-    # Scores that overflow to +inf: the reference defines the weights (uniform over the +inf
+    # Scores that overflow to +inf: the reference defines the weights (uniform over the
+    # +inf
     # entries); the fast path must give exactly the same, not NaN.
     mha = MultiHeadAttention.from_weights(
         np.vstack([np.eye(4)] * 3), None, np.eye(4), None, 2
@@ -557,7 +565,8 @@ def test_fast_path_defers_infinities_and_errors_to_the_reference(regime):
 
 
 def test_fast_path_matches_torch_at_a_blocked_size():
-    """The default path on a size that uses the blocked kernel (T * S >= _STACKED_BELOW)."""
+    """The default path on a size that uses the blocked kernel (T * S >=
+    _STACKED_BELOW)."""
     rng = np.random.default_rng(106)
     module, ours = _torch_mha(16, 4, rng)
     t = 130

@@ -1,4 +1,5 @@
-"""Tests of attnsig.bounds: query constructions, closed-form minimal lengths, adversarial key sets."""
+"""Tests of attnsig.bounds: query constructions, closed-form minimal lengths,
+adversarial key sets."""
 
 import math
 
@@ -13,9 +14,11 @@ from attnsig.heads import attention_weights
 EPS = st.floats(min_value=1e-4, max_value=0.999)
 
 
-# ----------------------------------------------------------------------------- small hand cases
+# ----------------------------------------------------------------------------- small
+# hand cases
 def test_copy_query_two_keys_by_hand():
-    # k_1 = e_0, k_2 = (1/2, sqrt(3)/2): distance exactly 1.  n = 2, eps = 1/2: t = 2 ln 4.
+    # k_1 = e_0, k_2 = (1/2, sqrt(3)/2): distance exactly 1.  n = 2, eps = 1/2: t = 2 ln
+    # 4.
     keys = np.array([[1.0, 0.0], [0.5, math.sqrt(3) / 2]])
     q = constructions.copy_query(keys, 0, 0.5)
     np.testing.assert_allclose(q, [2 * math.log(4), 0.0], rtol=1e-15)
@@ -81,7 +84,8 @@ def test_two_head_queries_shapes_and_scales():
     np.testing.assert_allclose(sheet[0], [math.log(6), 0, 0], rtol=1e-15)
 
 
-# ----------------------------------------------------------------------------- bad input
+# ----------------------------------------------------------------------------- bad
+# input
 @pytest.mark.parametrize("eps", [0.0, 1.0, -0.1, 2.0])
 def test_epsilon_out_of_range(eps):
     with pytest.raises(ValueError, match="epsilon"):
@@ -164,7 +168,8 @@ def test_noisy_weights_match_direct_computation():
         )
 
 
-# ----------------------------------------------------------------------------- properties
+# -----------------------------------------------------------------------------
+# properties
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(1, 60), dim=st.integers(2, 6), eps=EPS, seed=st.integers(0, 2**31 - 1)

@@ -1,8 +1,9 @@
-"""A full PyTorch transformer encoder layer without positions is permutation-equivariant.
+"""A full PyTorch transformer encoder layer without positions is
+permutation-equivariant.
 
-The position-encoding chapter proves this and checks it on attnsig's layers; this test extends the
-check to PyTorch's TransformerEncoderLayer (with layer normalisation), kept out of the chapter so that
-the book needs no PyTorch.
+The position-encoding chapter proves this and checks it on attnsig's layers; this test
+extends the check to PyTorch's TransformerEncoderLayer (with layer normalisation), kept
+out of the chapter so that the book needs no PyTorch.
 """
 
 import numpy as np

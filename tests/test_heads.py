@@ -1,4 +1,5 @@
-"""Tests of attnsig.heads: hand-known cases, independent oracles, then hypothesis properties."""
+"""Tests of attnsig.heads: hand-known cases, independent oracles, then hypothesis
+properties."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from hypothesis import strategies as st
 
 from attnsig import bounds, constructions, heads, keysets, lowrank
 
-# --------------------------------------------------------------------------- hand-known cases
+# --------------------------------------------------------------------------- hand-known
+# cases
 
 
 def test_weights_of_equal_scores_are_uniform():
@@ -214,7 +216,8 @@ def test_bad_types_raise_type_error(call, match):
         call()
 
 
-# --------------------------------------------------------------------------- independent oracles
+# ---------------------------------------------------------------------------
+# independent oracles
 
 
 def test_weights_against_a_loop_oracle():
@@ -306,7 +309,8 @@ def test_projection_against_normal_equations():
     seed=st.integers(0, 2**32 - 1),
 )
 def test_copy_gap_guarantees_the_tolerance(n, tol, extra, seed):
-    # Any scores where key 0 beats all others by at least copy_gap give it weight >= 1 - tol.
+    # Any scores where key 0 beats all others by at least copy_gap give it weight >= 1 -
+    # tol.
     rng = np.random.default_rng(seed)
     gap = bounds.copy_gap(n, tol)
     others = -gap - extra * rng.random(n - 1)
@@ -348,7 +352,8 @@ def test_weights_are_a_distribution_and_shift_invariant(seed, shift):
 
 
 def test_degenerate_covariance_adds_no_noise_off_its_range():
-    # Sigma = 1/2 mu mu^T: samples must move along mu only (no round-off noise of size sqrt(1e-17)).
+    # Sigma = 1/2 mu mu^T: samples must move along mu only (no round-off noise of size
+    # sqrt(1e-17)).
     rng = np.random.default_rng(7)
     mu = np.linalg.qr(rng.normal(size=(5, 5)))[0].T  # (5, 5) orthonormal rows
     cov = keysets.noisy_key_covariances(mu, 0.0, index=0, spread=0.5)

@@ -1,4 +1,5 @@
-"""The package keeps the promises of its layout: attention written once, fast paths private."""
+"""The package keeps the promises of its layout: attention written once, fast paths
+private."""
 
 from __future__ import annotations
 

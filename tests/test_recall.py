@@ -16,8 +16,9 @@ from attnsig import recall as R
 
 
 class _Oracle:
-    """PyTorch, imported when an oracle test first uses it: without it those tests skip and
-    every other test in this file still runs (the hand cases need only requirements.txt)."""
+    """PyTorch, imported when an oracle test first uses it: without it those tests skip
+    and every other test in this file still runs (the hand cases need only
+    requirements.txt)."""
 
     def __getattr__(self, name):
         if name.startswith("__"):  # pytest's collector asks for __test__ and the like
@@ -50,7 +51,8 @@ def model3() -> R.RecallTransformer:
     return R.build_recall_transformer(3)
 
 
-# ---------------------------------------------------------------- small cases known by hand
+# ---------------------------------------------------------------- small cases known by
+# hand
 
 
 def test_vocabulary_and_width(model3):
@@ -103,7 +105,8 @@ def test_limit_second_block_and_readout(model3):
 
 
 def test_sheet_scale_fails_on_the_sheets_example(model3):
-    # With scale 1/sqrt(111) both attention maps are nearly uniform and B wins (it occurs twice).
+    # With scale 1/sqrt(111) both attention maps are nearly uniform and B wins (it
+    # occurs twice).
     assert R.predict(model3, SHEET)[0] == tid("B")
     assert R.recall_margins(model3, SHEET)[0] < 0
     assert R.recall_margins(model3, SHEET, 5.0)[0] > 0
@@ -177,13 +180,16 @@ def test_hardest_recall_tokens_is_the_hardest_class(n):
 
 
 def test_exact_recall_accuracy_by_hand():
-    # s = 0: every attention row is uniform and the read-out counts tokens. The queried letter occurs
-    # twice, so with 3 pairs the answer wins only if all three values are equal (1/100); with 1 or 2
+    # s = 0: every attention row is uniform and the read-out counts tokens. The queried
+    # letter occurs
+    # twice, so with 3 pairs the answer wins only if all three values are equal (1/100);
+    # with 1 or 2
     # pairs it never wins strictly.
     for n, expected in [(1, 0), (2, 0), (3, Fraction(1, 100))]:
         assert R.exact_recall_accuracy(R.build_recall_transformer(n), 0.0) == expected
     model3 = R.build_recall_transformer(3)
-    # Small s > 0 (the sheet's scale among them): ties go to a digit occurring twice, which adds the
+    # Small s > 0 (the sheet's scale among them): ties go to a digit occurring twice,
+    # which adds the
     # prompts whose queried value is one of exactly two equal values: 27/100 * 2/3.
     assert R.exact_recall_accuracy(model3) == Fraction(1, 100) + Fraction(
         27, 100
@@ -197,10 +203,14 @@ def test_exact_recall_accuracy_by_hand():
 
 
 def test_exact_recall_accuracy_equals_brute_force_for_two_pairs():
-    # Independent count: every pair of values, both queries and every ordered pair of distinct keys
-    # from a four-letter alphabet spread over A..Z. The 26 * 25 key orders of the exact count are a
-    # common factor of all classes, so the fraction is the same when the weights treat all letters
-    # alike (a property tested above); every value pattern and query is enumerated here. (All
+    # Independent count: every pair of values, both queries and every ordered pair of
+    # distinct keys
+    # from a four-letter alphabet spread over A..Z. The 26 * 25 key orders of the exact
+    # count are a
+    # common factor of all classes, so the fraction is the same when the weights treat
+    # all letters
+    # alike (a property tested above); every value pattern and query is enumerated here.
+    # (All
     # 130,000 two-pair prompts take about 9 s per scale.)
     model = R.build_recall_transformer(2)
     prompts = [
@@ -302,7 +312,8 @@ def test_other_bad_input(model3):
 def torch_oracle(
     model: R.RecallTransformer, tokens: np.ndarray, scale: float
 ) -> np.ndarray:
-    """The same network written with torch primitives (its own embedding, softmax and mask)."""
+    """The same network written with torch primitives (its own embedding, softmax and
+    mask)."""
     t = torch.from_numpy(tokens)
     batch, seq_len = t.shape
     x = torch.zeros(batch, seq_len, model.dim, dtype=torch.float64)
@@ -388,12 +399,15 @@ def test_weights_rows_sum_to_one_and_large_scale_recalls(seed, n):
     assert (R.predict(model, tokens, math.inf) == R.recall_answers(tokens, n)).all()
 
 
-# ---------------------------------------------------------------- speed (performance issue)
+# ---------------------------------------------------------------- speed (performance
+# issue)
 
 
 def test_ten_thousand_sequences_are_scored_in_one_batched_pass(model3):
-    # The one-second goal is measured by benchmarks/bench_recall.py (about 0.5 s here); a test that
-    # timed it that tightly would fail on a busy machine. This guard only catches a loss of batching
+    # The one-second goal is measured by benchmarks/bench_recall.py (about 0.5 s here);
+    # a test that
+    # timed it that tightly would fail on a busy machine. This guard only catches a loss
+    # of batching
     # (a Python loop over sequences takes several times longer).
     tokens = R.random_recall_tokens(3, 10_000, np.random.default_rng(0))
     R.recall_accuracy(model3, tokens[:100], 3.0)  # warm-up

@@ -40,7 +40,8 @@ def smooth_u(t):
     return np.sin(6 * t) + np.arctan(2 * t - 1)
 
 
-# ------------------------------------------------------------------ small cases known by hand
+# ------------------------------------------------------------------ small cases known
+# by hand
 
 
 def test_words_and_terms_of_a_parabola():
@@ -80,7 +81,8 @@ def test_shifted_legendre_integers_are_exactly_orthogonal():
 
 
 def test_fourier_increment_of_a_cosine():
-    # u'(s) = 1 + cos(2 pi s): coefficients c_0 = 1, c_{+-1} = 1/2, so u(t) - u(0) = t + sin(2 pi t)/(2 pi).
+    # u'(s) = 1 + cos(2 pi s): coefficients c_0 = 1, c_{+-1} = 1/2, so u(t) - u(0) = t +
+    # sin(2 pi t)/(2 pi).
     t = np.linspace(0, 1, 9)
     got = rec.increment_from_fourier(np.array([0.5, 1.0, 0.5]), t)
     np.testing.assert_allclose(got, t + np.sin(2 * np.pi * t) / (2 * np.pi), atol=1e-15)
@@ -96,7 +98,8 @@ def test_gram_matrices():
         rec.gram_matrix("monomial", 6), 1 / (k[:, None] + k + 1), rtol=1e-13
     )
     np.testing.assert_allclose(rec.gram_matrix("legendre", 30), np.eye(30), atol=1e-12)
-    # Bernstein polynomials sum to one, so the entries of their Gram matrix sum to int 1 ds = 1.
+    # Bernstein polynomials sum to one, so the entries of their Gram matrix sum to int 1
+    # ds = 1.
     assert abs(rec.gram_matrix("bernstein", 9).sum() - 1) < 1e-13
     for n in (1, 2, 4, 7):
         h = 1 / (np.arange(n)[:, None] + np.arange(n) + 1)
@@ -135,7 +138,8 @@ def test_terms_from_the_signature_of_a_piecewise_linear_path():
 
 @pytest.mark.parametrize("m", [1, 2, 5])
 def test_terms_from_derivative_of_a_power_are_exact(m):
-    # u(t) = t^m: S^{0^k 1} = int s^k / k! m s^(m-1) ds = m / (k! (k + m)), exact in Fractions.
+    # u(t) = t^m: S^{0^k 1} = int s^k / k! m s^(m-1) ds = m / (k! (k + m)), exact in
+    # Fractions.
     n = 12
     exact = [Fraction(m, math.factorial(k) * (k + m)) for k in range(n)]
     got = rec.time_moment_terms_from_derivative(
@@ -146,8 +150,10 @@ def test_terms_from_derivative_of_a_power_are_exact(m):
 
 
 def test_terms_from_derivative_agree_with_the_signature_of_a_sampled_path():
-    # u(t) = 1 - 2t + 3t^3 - t^4 sampled at 4001 points: the piecewise linear path's signature has the
-    # terms of the interpolant, which differ from those of u by O(h^2 max|u''|) = O(1e-6).
+    # u(t) = 1 - 2t + 3t^3 - t^4 sampled at 4001 points: the piecewise linear path's
+    # signature has the
+    # terms of the interpolant, which differ from those of u by O(h^2 max|u''|) =
+    # O(1e-6).
     coefficients = np.array([1.0, -2.0, 0.0, 3.0, -1.0])
     times = np.linspace(0.0, 1.0, 4001)
     values = np.polynomial.polynomial.polyval(times, coefficients)
@@ -183,7 +189,8 @@ def test_terms_from_derivative_feed_the_other_routes():
         rec.legendre_coefficients_of_derivative(smooth_du, n),
         atol=1e-7,
     )
-    # Beyond k = 170 (k! overflows a float) the terms are formed in logarithms: 1 / (k! (k + 1)) for u' = 1.
+    # Beyond k = 170 (k! overflows a float) the terms are formed in logarithms: 1 / (k!
+    # (k + 1)) for u' = 1.
     many = rec.time_moment_terms_from_derivative(np.ones_like, 175)
     expected = np.array(
         [math.exp(-math.lgamma(k + 1) - math.log(k + 1)) for k in range(175)]
@@ -207,7 +214,8 @@ def test_legendre_routes_agree_with_quadrature_and_with_each_other():
         for j in range(n)
     ]
     np.testing.assert_allclose(direct, oracle, atol=1e-13)
-    # Through the monomial terms: rounding amplified by sqrt(2j+1) P_j(3) < 1e8 for j < 10.
+    # Through the monomial terms: rounding amplified by sqrt(2j+1) P_j(3) < 1e8 for j <
+    # 10.
     np.testing.assert_allclose(
         rec.legendre_coefficients_from_terms(terms), direct, atol=1e-7
     )
@@ -245,7 +253,8 @@ def test_fourier_series_in_signature_terms():
         for num_terms in (10, 25, 40):
             partial = rec.fourier_coefficient_from_terms(terms[:num_terms], n)
             bound = rec.fourier_tail_bound(num_terms, n, total_variation)
-            # The partial sum's own rounding grows like e^{2 pi |n|} * 1e-16; allow for it.
+            # The partial sum's own rounding grows like e^{2 pi |n|} * 1e-16; allow for
+            # it.
             assert (
                 abs(partial - direct[2 + n])
                 <= bound + 1e-16 * math.exp(2 * np.pi * abs(n)) * 100 + 1e-12
@@ -258,7 +267,8 @@ def test_fourier_series_in_signature_terms():
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(-3, 3), min_size=1, max_size=8))
 def test_polynomial_derivatives_are_recovered_exactly(coefficients):
-    """If u' is a polynomial of degree < N, the first N terms determine u - u(0) exactly."""
+    """If u' is a polynomial of degree < N, the first N terms determine u - u(0)
+    exactly."""
     a = np.array(coefficients)
     n = a.size
 

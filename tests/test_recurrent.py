@@ -1,4 +1,5 @@
-"""Tests of attnsig.recurrent: hand cases, then torch as an independent oracle, then properties."""
+"""Tests of attnsig.recurrent: hand cases, then torch as an independent oracle, then
+properties."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from attnsig.recurrent import (
 
 
 class _Oracle:
-    """PyTorch, imported when an oracle test first uses it: without it those tests skip and
-    every other test in this file still runs (the hand cases need only requirements.txt)."""
+    """PyTorch, imported when an oracle test first uses it: without it those tests skip
+    and every other test in this file still runs (the hand cases need only
+    requirements.txt)."""
 
     def __getattr__(self, name):
         if name.startswith("__"):  # pytest's collector asks for __test__ and the like
@@ -48,7 +50,8 @@ def _weights(rng, d_in=3, hidden=4, scale=0.5):
     )
 
 
-# --- small cases known by hand -------------------------------------------------------------------
+# --- small cases known by hand
+# -------------------------------------------------------------------
 
 
 def test_rnn_forward_scalar_by_hand():
@@ -87,7 +90,8 @@ def test_counts_by_hand():
     assert rnn_param_count(3, 4, bias=False) == 28
     assert self_attention_param_count(2) == 16 + 8
     assert rnn_multiply_adds(5, 3, 4) == 5 * (12 + 16)
-    # T = 1, E = 1: three projections, one score, one weighted value, one output projection.
+    # T = 1, E = 1: three projections, one score, one weighted value, one output
+    # projection.
     assert self_attention_multiply_adds(1, 1) == 6
 
 
@@ -98,7 +102,8 @@ def test_numerical_jacobian_of_linear_map_is_the_matrix():
     )
 
 
-# --- independent oracles ------------------------------------------------------------------------
+# --- independent oracles
+# ------------------------------------------------------------------------
 
 
 def _torch_rnn(w_ih, w_hh, b_ih, b_hh):
@@ -170,7 +175,8 @@ def test_param_counts_match_torch_and_attnsig():
     assert self_attention_param_count(8) == ours
 
 
-# --- properties ---------------------------------------------------------------------------------
+# --- properties
+# ---------------------------------------------------------------------------------
 
 
 @settings(max_examples=25, deadline=None)
@@ -205,7 +211,8 @@ def test_softmax_jacobian_properties(z):
 @settings(max_examples=20, deadline=None)
 @given(t=st.integers(1, 50), d=st.integers(1, 20), h=st.integers(1, 20))
 def test_cost_growth_in_sequence_length(t, d, h):
-    # RNN cost is exactly linear in T; attention's second difference in T is the constant 4E.
+    # RNN cost is exactly linear in T; attention's second difference in T is the
+    # constant 4E.
     assert rnn_multiply_adds(2 * t, d, h) == 2 * rnn_multiply_adds(t, d, h)
     e = d
     second = (
@@ -216,7 +223,8 @@ def test_cost_growth_in_sequence_length(t, d, h):
     assert second == 4 * e
 
 
-# --- bad input ----------------------------------------------------------------------------------
+# --- bad input
+# ----------------------------------------------------------------------------------
 
 
 def test_bad_input_is_refused_with_clear_messages():

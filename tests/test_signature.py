@@ -1,4 +1,5 @@
-"""Tests of attnsig.signature: hand-known cases, an independent oracle, then properties."""
+"""Tests of attnsig.signature: hand-known cases, an independent oracle, then
+properties."""
 
 from __future__ import annotations
 
@@ -33,10 +34,11 @@ def signature_reference(path, depth):
 
 @pytest.fixture(params=["numba", "numpy"])
 def backend(request, monkeypatch):
-    """Run a test on each backend of ``signature``: the compiled kernels and the NumPy fallback.
+    """Run a test on each backend of ``signature``: the compiled kernels and the NumPy
+    fallback.
 
-    The NumPy fallback is forced by the documented switch ``ATTNSIG_DISABLE_NUMBA=1``; the compiled
-    backend is skipped where numba is not installed.
+    The NumPy fallback is forced by the documented switch ``ATTNSIG_DISABLE_NUMBA=1``;
+    the compiled backend is skipped where numba is not installed.
     """
     if request.param == "numpy":
         monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
@@ -51,15 +53,16 @@ UNIT_SQUARE_CCW = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0
 
 
 def _random_path(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    """Random walk with increments of size ~ 1/sqrt(L), so every signature level is of order one."""
+    """Random walk with increments of size ~ 1/sqrt(L), so every signature level is of
+    order one."""
     length = shape[-2]
     steps = rng.standard_normal(shape) / math.sqrt(max(length - 1, 1))
     return np.cumsum(steps, axis=-2)
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Indexing
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -101,9 +104,9 @@ def test_levels_shapes_and_entries(backend):
         )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Hand-known signatures
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def test_one_dimensional_path_levels_are_powers(backend):
@@ -193,9 +196,9 @@ def test_time_augment(backend):
     assert time_augment(np.array([[3.0]])).tolist() == [[0.0, 3.0]]
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Bad input
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -256,9 +259,9 @@ def test_bad_input_to_helpers():
         time_augment(np.zeros((3, 2)), times=[0.0, np.nan, 1.0])
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Fast path against the reference, and against an independent library
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 SHAPES_AND_DEPTHS = [
     ((50, 6, 2), 4),
@@ -378,9 +381,9 @@ def test_long_path_equals_reference(backend):
     )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Backend choice and the compiled kernels
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def _kernels_or_skip():
@@ -411,7 +414,8 @@ def test_each_compiled_kernel_equals_reference(monkeypatch, kernel):
 
 @pytest.mark.parametrize("batch", [1, 31, 32, 63, 64, 65, 95, 96, 130])
 def test_compiled_batch_split_equals_reference(monkeypatch, batch):
-    # Whole lane groups, a padded last group, and a small tail handed to the per-path kernel.
+    # Whole lane groups, a padded last group, and a small tail handed to the per-path
+    # kernel.
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
     _kernels_or_skip()
     rng = np.random.default_rng(batch)
@@ -443,7 +447,8 @@ def test_compiled_backend_is_used_unless_disabled(monkeypatch):
     [ImportError("No module named 'numba'"), RuntimeError("no locator available")],
 )
 def test_unavailable_numba_falls_back_to_numpy(monkeypatch, error):
-    # numba missing (ImportError) or unable to cache in a read-only install (RuntimeError, warned).
+    # numba missing (ImportError) or unable to cache in a read-only install
+    # (RuntimeError, warned).
     real_import = builtins.__import__
 
     def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -476,7 +481,8 @@ def test_disable_variable(monkeypatch, value, disabled):
 
 
 def _roughpy_signature(roughpy, path: np.ndarray, depth: int) -> np.ndarray:
-    """Signature by RoughPy (a compiled library with its own algebra), level 0 dropped."""
+    """Signature by RoughPy (a compiled library with its own algebra), level 0
+    dropped."""
     increments = np.diff(path, axis=0)
     context = roughpy.get_context(
         width=path.shape[1], depth=depth, coeffs=roughpy.DPReal
@@ -505,11 +511,12 @@ def test_against_roughpy(backend, length, d, depth):
         )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Properties
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-# The backend fixture is function-scoped but only sets an environment variable that every example
+# The backend fixture is function-scoped but only sets an environment variable that
+# every example
 # shares, so hypothesis's warning about function-scoped fixtures does not apply.
 PROPERTY_SETTINGS = settings(
     max_examples=40,

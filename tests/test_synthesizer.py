@@ -27,7 +27,8 @@ def _params(rng, e=4, f=3, length=6, dv=2):
     )
 
 
-# --- small cases known by hand ---------------------------------------------------------------
+# --- small cases known by hand
+# ---------------------------------------------------------------
 
 
 def test_zero_second_layer_gives_uniform_weights():
@@ -42,7 +43,8 @@ def test_zero_second_layer_gives_uniform_weights():
 
 
 def test_logits_by_hand():
-    # relu([1, -1] I + 0) = [1, 0]; times B = [[1, 2, 3], [4, 5, 6]] gives [1, 2, 3], plus b2.
+    # relu([1, -1] I + 0) = [1, 0]; times B = [[1, 2, 3], [4, 5, 6]] gives [1, 2, 3],
+    # plus b2.
     x = np.array([[1.0, -1.0], [-2.0, 3.0]])
     logits = dense_synthesizer_logits(
         x,
@@ -88,7 +90,8 @@ def test_fully_masked_row_is_zero_not_nan():
     assert not np.isnan(out).any()
 
 
-# --- independent oracles on random input -----------------------------------------------------
+# --- independent oracles on random input
+# -----------------------------------------------------
 
 
 def test_multihead_equals_a_loop_over_single_heads():
@@ -102,7 +105,8 @@ def test_multihead_equals_a_loop_over_single_heads():
     heads = []
     for h in range(3):
         rows = slice(h * hs, (h + 1) * hs)
-        # Formula layout: A_h and V_h are the transposed row blocks of the fused weights.
+        # Formula layout: A_h and V_h are the transposed row blocks of the fused
+        # weights.
         o_h, w_h = dense_synthesizer_attention(
             x,
             layer.w1_weight[rows].T,
@@ -156,13 +160,15 @@ def test_against_torch():
     np.testing.assert_allclose(out, y.numpy(), rtol=1e-10, atol=1e-12)
 
 
-# --- properties --------------------------------------------------------------------------------
+# --- properties
+# --------------------------------------------------------------------------------
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), t=st.integers(2, 6), i=st.integers(0, 5))
 def test_row_i_depends_on_x_i_only(seed, t, i):
-    """The defining limitation: changing other positions never moves row i of the weights."""
+    """The defining limitation: changing other positions never moves row i of the
+    weights."""
     i = i % t
     rng = np.random.default_rng(seed)
     params = _params(rng)
@@ -186,7 +192,8 @@ def test_random_synthesizer_weights_ignore_the_input(seed, t):
     np.testing.assert_allclose(w1.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
 
-# --- bad input ---------------------------------------------------------------------------------
+# --- bad input
+# ---------------------------------------------------------------------------------
 
 
 def test_errors_name_the_argument():

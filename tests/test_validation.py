@@ -1,7 +1,7 @@
 """One validation vocabulary: every module checks its input through attnsig._validation.
 
-Two layers: the errors a user meets (a TypeError or ValueError that names the argument), and a
-check on the source that no module grows its own type checks again.
+Two layers: the errors a user meets (a TypeError or ValueError that names the argument),
+and a check on the source that no module grows its own type checks again.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from attnsig import (
 SRC = Path(attnsig.__file__).resolve().parent
 
 
-# ----------------------------------------------------------------------------- what users meet
+# ----------------------------------------------------------------------------- what
+# users meet
 @pytest.mark.parametrize(
     "call, error, name",
     [
@@ -158,7 +159,8 @@ def test_check_real_bounds_and_messages():
         _validation.check_real(1.5, "x", low=2)
 
 
-# ----------------------------------------------------------------------------- the source
+# ----------------------------------------------------------------------------- the
+# source
 NUMERIC_TYPES = {
     "bool",
     "int",
@@ -175,7 +177,8 @@ NUMERIC_TYPES = {
 
 
 def _type_names(node: ast.expr) -> set[str]:
-    """The names in the type argument of isinstance: ``int``, ``(int, np.integer)``, ..."""
+    """The names in the type argument of isinstance: ``int``, ``(int, np.integer)``,
+    ..."""
     if isinstance(node, ast.Tuple):
         return set().union(*(_type_names(e) for e in node.elts))
     if isinstance(node, ast.Attribute):
@@ -186,7 +189,8 @@ def _type_names(node: ast.expr) -> set[str]:
 
 
 def _own_validation(path: Path, root: Path = SRC.parent) -> list[str]:
-    """Places where a module checks input types itself instead of through _validation."""
+    """Places where a module checks input types itself instead of through
+    _validation."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found = []
     for node in ast.walk(tree):
@@ -225,7 +229,8 @@ def test_no_module_validates_on_its_own():
 
 
 def test_the_source_check_catches_a_local_checker(tmp_path):
-    # The check above must be able to fail: a module with its own type checks is reported.
+    # The check above must be able to fail: a module with its own type checks is
+    # reported.
     rogue = tmp_path / "rogue.py"
     rogue.write_text(
         "import numbers\n"

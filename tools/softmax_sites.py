@@ -6,8 +6,8 @@ Usage, from the repository root::
 
 Reads the package's source (nothing is imported or run) and prints
 
-* the softmax arithmetic: every ``exp`` of scores, which must sit in ``attnsig.attention``
-  (``softmax`` and its in-place core ``_softmax_inplace``);
+* the softmax arithmetic: every ``exp`` of scores, which must sit in
+  ``attnsig.attention`` (``softmax`` and its in-place core ``_softmax_inplace``);
 * the places that call that arithmetic to make weights: ``attention._attend`` (the one
   "mask, softmax, weight the values" step) and the fast multi-head kernels of
   ``attnsig._attention_fast``, which run the same in-place core;
@@ -28,16 +28,20 @@ HOME = "attention"  # the module where scores become weights
 FAST = "_attention_fast"  # the fast multi-head path: the same in-place core, by blocks
 SOFTMAX = {"softmax", "_softmax_inplace"}
 STEP = {"_attend", "scaled_dot_product_attention"}
-# Calls of the public softmax outside attention that are closed forms, not attention, and why.
+# Calls of the public softmax outside attention that are closed forms, not attention,
+# and why.
 CLOSED_FORMS = {
-    "bounds.noisy_weights": "the sheet's closed form: softmax of the three distinct scores",
+    "bounds.noisy_weights": "the sheet's closed form: softmax of the three distinct "
+    "scores",
 }
 # Exponentials that are not attention weights, and why.
 OTHER_EXPONENTIALS = {
     "bounds.outside_weight": "closed form of the outside weight, exp(-gap)",
-    "reconstruction.time_moment_terms_from_derivative": "Taylor terms s**k / k! in logarithms",
+    "reconstruction.time_moment_terms_from_derivative": "Taylor terms s**k / k! in "
+    "logarithms",
     "reconstruction.fourier_tail_bound": "the tail x**N / N! of the exponential series",
-    "reconstruction.fourier_coefficients_of_derivative": "Fourier phases exp(-2 pi i n s)",
+    "reconstruction.fourier_coefficients_of_derivative": "Fourier phases exp(-2 pi i "
+    "n s)",
     "reconstruction.increment_from_fourier": "Fourier phases exp(2 pi i n t)",
 }
 
@@ -107,12 +111,14 @@ def main() -> int:
             continue
         ok = module in (HOME, FAST)
         print(
-            f"  {site}  (line {line}) -> {callee}{'' if ok else '   <-- outside attention'}"
+            f"  {site}  (line {line}) -> "
+            f"{callee}{'' if ok else '   <-- outside attention'}"
         )
         if not ok:
             problems.append(f"{site} computes softmax weights itself (line {line})")
     print(
-        "\nWho reaches the weights through attention.scaled_dot_product_attention / _attend:"
+        "\nWho reaches the weights through attention.scaled_dot_product_attention / "
+        "_attend:"
     )
     for site, line, callee in found["step"]:
         print(f"  {site}  (line {line}) -> {callee}")
@@ -126,7 +132,8 @@ def main() -> int:
         function = ".".join(site.split(".")[:2])
         reason = OTHER_EXPONENTIALS.get(function)
         print(
-            f"  {site}  (line {line}): {reason or 'UNEXPLAINED: a hand-written softmax?'}"
+            f"  {site}  (line {line}): "
+            f"{reason or 'UNEXPLAINED: a hand-written softmax?'}"
         )
         if reason is None:
             problems.append(
@@ -140,7 +147,8 @@ def main() -> int:
         print("\nNOT ONE PLACE:\n  " + "\n  ".join(problems))
         return 1
     print(
-        "One place: attnsig.attention (its fast multi-head kernels share the in-place core)."
+        "One place: attnsig.attention (its fast multi-head kernels share the in-place "
+        "core)."
     )
     return 0
 

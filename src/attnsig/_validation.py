@@ -1,10 +1,10 @@
 """Input checks shared by the package: one vocabulary of clear errors.
 
 Every public function checks its arguments with these helpers, so that bad input always
-gives a ``TypeError`` (wrong kind of object) or a ``ValueError`` (right kind, wrong value)
-whose message names the argument, shows what it got and says what it expects. No other
-module raises ``TypeError`` or tests the type of a number itself; ``tests/test_validation.py``
-enforces that.
+gives a ``TypeError`` (wrong kind of object) or a ``ValueError`` (right kind, wrong
+value) whose message names the argument, shows what it got and says what it expects. No
+other module raises ``TypeError`` or tests the type of a number itself;
+``tests/test_validation.py`` enforces that.
 
 ``bool`` is refused wherever a number is expected: ``depth=True`` or ``scale=True`` is a
 bug, not a 1.
@@ -55,16 +55,16 @@ def as_float_array(
     """Return ``x`` as a floating-point array, or raise an error naming ``name``.
 
     Integer and boolean input is converted to float64 (boolean input is refused with
-    ``allow_bool=False``, for numbers such as scales where ``True`` is a bug); float32 stays
-    float32.
+    ``allow_bool=False``, for numbers such as scales where ``True`` is a bug); float32
+    stays float32.
 
     Raises
     ------
     TypeError
         If ``x`` is not numeric (strings, objects, complex numbers).
     ValueError
-        If ``x`` has fewer than ``ndim_min`` (or not exactly ``ndim``) axes, or holds NaN
-        (unless ``allow_nan``) or an infinity (unless ``allow_inf``).
+        If ``x`` has fewer than ``ndim_min`` (or not exactly ``ndim``) axes, or holds
+        NaN (unless ``allow_nan``) or an infinity (unless ``allow_inf``).
 
     Examples
     --------
@@ -104,7 +104,8 @@ def as_float_array(
 def check_finite(
     arr: np.ndarray, name: str, *, allow_inf: bool = False, allow_nan: bool = False
 ) -> None:
-    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not allowed.
+    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not
+    allowed.
 
     Examples
     --------
@@ -115,7 +116,8 @@ def check_finite(
     """
     if not allow_nan and np.isnan(arr).any():
         raise ValueError(
-            f"{name} contains NaN at {_first_index(np.isnan(arr))}; expected real numbers"
+            f"{name} contains NaN at {_first_index(np.isnan(arr))}; expected real "
+            "numbers"
         )
     if not allow_inf and np.isinf(arr).any():
         raise ValueError(
@@ -129,7 +131,8 @@ def _first_index(flags: np.ndarray) -> tuple[int, ...]:
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; refuse non-integers, ``bool`` and values < ``minimum``.
+    """Return ``value`` as an ``int``; refuse non-integers, ``bool`` and values <
+    ``minimum``.
 
     Examples
     --------
@@ -148,7 +151,8 @@ def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an ``int`` if it is an integer >= ``minimum``; raise otherwise.
+    """Return ``value`` as an ``int`` if it is an integer >= ``minimum``; raise
+    otherwise.
 
     Examples
     --------
@@ -193,8 +197,9 @@ def check_real(
     """Return ``value`` as a ``float`` if it is a real number in the given interval.
 
     Refuses ``bool``, strings and other non-numbers (``TypeError``), NaN, infinities
-    (unless ``allow_inf``) and values outside ``[low, high]`` (open ends with ``low_open``,
-    ``high_open``) with a ``ValueError``; every message names the argument.
+    (unless ``allow_inf``) and values outside ``[low, high]`` (open ends with
+    ``low_open``, ``high_open``) with a ``ValueError``; every message names the
+    argument.
 
     Examples
     --------
@@ -221,7 +226,8 @@ def check_real(
 
 
 def check_positive_float(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a ``float`` if it is a finite positive real number; raise otherwise.
+    """Return ``value`` as a ``float`` if it is a finite positive real number; raise
+    otherwise.
 
     Examples
     --------
@@ -270,7 +276,8 @@ def check_indices(
     count: int | None = None,
     distinct: bool = True,
 ) -> list[int]:
-    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if given.
+    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if
+    given.
 
     Examples
     --------
@@ -297,10 +304,11 @@ def check_indices(
 
 
 def check_bool_array(mask: Any, name: str) -> np.ndarray:
-    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is ambiguous.
+    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is
+    ambiguous.
 
-    A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package only
-    takes boolean masks with True = may attend.
+    A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package
+    only takes boolean masks with True = may attend.
 
     Examples
     --------
@@ -318,7 +326,8 @@ def check_bool_array(mask: Any, name: str) -> np.ndarray:
 def check_rng(
     rng: Any, name: str = "rng", *, seed_ok: bool = False
 ) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes one.
+    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes
+    one.
 
     Examples
     --------
@@ -367,7 +376,8 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
 def check_instance(
     value: Any, name: str, types: type | tuple[type, ...], expected: str
 ) -> Any:
-    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming it.
+    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming
+    it.
 
     Examples
     --------
@@ -416,7 +426,8 @@ def check_float_dtype(dtype: Any, name: str) -> np.dtype:
 
 
 def check_sequence(value: Any, name: str, expected: str = "a sequence") -> list:
-    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and others.
+    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and
+    others.
 
     Examples
     --------

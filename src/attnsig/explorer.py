@@ -1,17 +1,17 @@
 """Explorers: a figure that follows a control, on the static page and in Jupyter.
 
-A chapter's explorer is one drawing function ``draw(**params) -> matplotlib.figure.Figure``.
-Two front ends show it:
+A chapter's explorer is one drawing function
+``draw(**params) -> matplotlib.figure.Figure``. Two front ends show it:
 
 * :func:`static_explorer` draws the figure once for every value on a grid of one or two
-  parameters and returns self-contained HTML: the images and a few lines of JavaScript, with no
-  kernel and no script from the web. Its sliders work in the HTML book (offline too) and in any
-  notebook front end that shows trusted HTML output.
-* :func:`live_explorer` wraps the same function in ipywidgets sliders for Jupyter, Binder and
-  Colab, where a running kernel redraws the figure for any value.
+  parameters and returns self-contained HTML: the images and a few lines of JavaScript,
+  with no kernel and no script from the web. Its sliders work in the HTML book (offline
+  too) and in any notebook front end that shows trusted HTML output.
+* :func:`live_explorer` wraps the same function in ipywidgets sliders for Jupyter,
+  Binder and Colab, where a running kernel redraws the figure for any value.
 
-matplotlib and ipywidgets are imported only when an explorer is made, so the rest of the package
-needs neither.
+matplotlib and ipywidgets are imported only when an explorer is made, so the rest of the
+package needs neither.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 class StaticExplorer:
     """Pre-drawn frames of an explorer and the HTML that switches between them.
 
-    Made by :func:`static_explorer`. In a notebook it shows as HTML (sliders and image); where
-    HTML cannot be shown (a PDF build) it shows as the picture at the default values.
+    Made by :func:`static_explorer`. In a notebook it shows as HTML (sliders and image);
+    where HTML cannot be shown (a PDF build) it shows as the picture at the default
+    values.
 
     Attributes
     ----------
@@ -83,7 +84,7 @@ class StaticExplorer:
 
     def _frame_index(self, indices: Sequence[int]) -> int:
         index = 0
-        for values, i in zip(self.grid.values(), indices):
+        for values, i in zip(self.grid.values(), indices, strict=True):
             index = index * len(values) + i
         return index
 
@@ -102,7 +103,8 @@ class StaticExplorer:
                 f'<label class="attnsig-explorer-control">{label} '
                 f'<input type="range" min="0" max="{len(values) - 1}" step="1" '
                 f'value="{self.default[k]}" data-param="{html.escape(param)}" '
-                f"data-labels='{html.escape(json.dumps(text))}' aria-label=\"{label}\"> "
+                f"data-labels='{html.escape(json.dumps(text))}' "
+                f'aria-label="{label}"> '
                 f"<output>{html.escape(text[self.default[k]])}</output></label>"
             )
         sizes = [len(v) for v in self.grid.values()]
@@ -110,7 +112,8 @@ class StaticExplorer:
         return (
             f'<div class="attnsig-explorer" id="{uid}">'
             f'<div class="attnsig-explorer-controls">{"".join(rows)}</div>'
-            f'<img class="attnsig-explorer-frame" src="{first}" alt="{html.escape(self.alt)}" '
+            f'<img class="attnsig-explorer-frame" src="{first}" '
+            f'alt="{html.escape(self.alt)}" '
             'style="max-width:100%;height:auto">'
             "<script>(function(){"
             f"var root=document.getElementById({json.dumps(uid)});"
@@ -150,20 +153,21 @@ def static_explorer(
     Parameters
     ----------
     draw : callable
-        ``draw(**params)`` returns a matplotlib figure for one value of each parameter in
-        ``grid``. The figure is closed after it is drawn.
+        ``draw(**params)`` returns a matplotlib figure for one value of each parameter
+        in ``grid``. The figure is closed after it is drawn.
     grid : mapping of str to sequence
-        One or two parameters and the values the sliders step through (at most 64 frames in all,
-        so that the page stays light).
+        One or two parameters and the values the sliders step through (at most 64 frames
+        in all, so that the page stays light).
     name : str
         Identifier, unique on the page (lower-case letters, digits, hyphens).
     alt : str
         Alternative text of the image, for readers who do not see it.
     labels, formats : mapping of str to str, optional
-        Slider label and ``str.format`` pattern of the readout per parameter (default: the
-        parameter's name and ``"{:g}"``).
+        Slider label and ``str.format`` pattern of the readout per parameter (default:
+        the parameter's name and ``"{:g}"``).
     default : mapping of str to value, optional
-        Starting value of each parameter (default: the middle of its grid); must lie on the grid.
+        Starting value of each parameter (default: the middle of its grid); must lie on
+        the grid.
     dpi : int
         Resolution of the frames.
 
@@ -181,7 +185,8 @@ def static_explorer(
     ...     fig, ax = plt.subplots(figsize=(2, 2))
     ...     ax.plot([0, 1], [0, a])
     ...     return fig
-    >>> ex = static_explorer(draw, {"a": [0.5, 1.0, 2.0]}, name="slope", alt="A line of slope a.")
+    >>> grid = {"a": [0.5, 1.0, 2.0]}
+    >>> ex = static_explorer(draw, grid, name="slope", alt="A line of slope a.")
     >>> len(ex.frames), ex.default
     (3, (1,))
     """
@@ -232,7 +237,7 @@ def static_explorer(
             start.append(len(vals) // 2)
     frames = []
     for point in itertools.product(*values.values()):
-        fig = draw(**dict(zip(values, point)))
+        fig = draw(**dict(zip(values, point, strict=True)))
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
         plt.close(fig)
@@ -248,8 +253,8 @@ def live_explorer(draw: Callable[..., Any], **controls: Any):
     draw : callable
         ``draw(**params)`` returns a matplotlib figure.
     **controls
-        One ipywidgets control (or an ``interactive`` abbreviation such as ``(0.0, 1.0, 0.1)``)
-        per parameter of ``draw``.
+        One ipywidgets control (or an ``interactive`` abbreviation such as
+        ``(0.0, 1.0, 0.1)``) per parameter of ``draw``.
 
     Returns
     -------
@@ -266,7 +271,7 @@ def live_explorer(draw: Callable[..., Any], **controls: Any):
     ...     ax.plot([0, 1], [0, a])
     ...     return fig
     >>> import contextlib, io
-    >>> with contextlib.redirect_stdout(io.StringIO()):  # no front end here: drop the redraw
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # no front end: drop the redraw
     ...     w = live_explorer(draw, a=(0.0, 2.0, 0.5))
     >>> type(w).__name__
     'interactive'

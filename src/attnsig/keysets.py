@@ -5,7 +5,8 @@
   assumption), :func:`random_copy_keys`, and the noisy first key ``k_1 = c u`` of
   :func:`noisy_key_set`;
 * Gaussian keys ``k_i ~ N(mu_i, Sigma_i)`` of "Self-Attention and Transformers":
-  :func:`noisy_key_covariances` builds the sheet's covariances, :func:`sample_keys` draws
+  :func:`noisy_key_covariances` builds the sheet's covariances,
+  :func:`sample_keys` draws
   many key sets at once.
 
 Randomness always comes from a ``numpy.random.Generator`` passed as ``rng`` (seed it for
@@ -42,12 +43,14 @@ def _float64(x, name: str, ndim_min: int = 0) -> np.ndarray:
 
 
 def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
-    """Unit keys at the edge of the copying assumption, where no query shorter than the worst case works.
+    """Unit keys at the edge of the copying assumption, where no query shorter than the
+    worst case works.
 
-    ``k_1 = e_0`` and ``k_i = e_0 / 2 + (sqrt(3)/2) w_i`` for ``i >= 2``, with the ``w_i`` evenly spaced
-    on the unit circle of the plane ``span(e_1, e_2)``.  Every distractor is at distance exactly 1 from
-    ``k_1``, and for ``n >= 3`` the ``w_i`` sum to zero, which forces the query length
-    ``2 ln((n-1)/eps)`` (see :func:`attnsig.bounds.copy_worst_case_length`).
+    ``k_1 = e_0`` and ``k_i = e_0 / 2 + (sqrt(3)/2) w_i`` for ``i >= 2``, with the
+    ``w_i`` evenly spaced on the unit circle of the plane ``span(e_1, e_2)``.  Every
+    distractor is at distance exactly 1 from ``k_1``, and for ``n >= 3`` the ``w_i`` sum
+    to zero, which forces the query length ``2 ln((n-1)/eps)`` (see
+    :func:`attnsig.bounds.copy_worst_case_length`).
 
     Parameters
     ----------
@@ -63,7 +66,7 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
     >>> keys = adversarial_copy_keys(4, 3)
     >>> np.linalg.norm(keys, axis=1).round(12)
     array([1., 1., 1., 1.])
-    >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # every distractor at distance 1
+    >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # all at distance 1
     array([1., 1., 1.])
     """
     n = check_positive_int(num_keys, "num_keys")
@@ -87,10 +90,11 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
 
 
 def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Random unit keys with ``||k_1 - k_i|| >= 1`` (equivalently ``<k_1, k_i> <= 1/2``).
+    """Random unit keys with ``||k_1 - k_i|| >= 1`` (equivalently
+    ``<k_1, k_i> <= 1/2``).
 
-    ``k_1`` is uniform on the sphere; each other key has cosine with ``k_1`` uniform in ``[-1, 1/2]``
-    and a uniformly random direction orthogonal to ``k_1``.
+    ``k_1`` is uniform on the sphere; each other key has cosine with ``k_1`` uniform in
+    ``[-1, 1/2]`` and a uniformly random direction orthogonal to ``k_1``.
 
     Returns
     -------
@@ -118,7 +122,8 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
 
 
 def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), from a QR factorisation.
+    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), from a QR
+    factorisation.
 
     Returns
     -------
@@ -134,7 +139,8 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     d = check_positive_int(dim, "dim")
     if n > d:
         raise ValueError(
-            f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, dim={d}"
+            f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, "
+            f"dim={d}"
         )
     rng = check_rng(rng)
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))  # (d, n), orthonormal columns
@@ -144,7 +150,8 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
 def noisy_key_set(
     num_keys: int, c: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``, ``k_2, ..., k_n`` orthonormal.
+    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``,
+    ``k_2, ..., k_n`` orthonormal.
 
     Parameters
     ----------
@@ -176,10 +183,12 @@ def noisy_key_set(
 def noisy_key_covariances(
     means, alpha: float, index: int | None = None, spread: float = 0.5
 ) -> np.ndarray:
-    """Covariances ``Sigma_i = alpha I`` with an extra ``spread * mu_a mu_a^T`` for one key.
+    """Covariances ``Sigma_i = alpha I`` with an extra ``spread * mu_a mu_a^T`` for one
+    key.
 
     This is the noisy-key model of the exercises: key ``a = index`` keeps its direction
-    but its length along ``mu_a`` varies (variance ``alpha + spread * ||mu_a||^2`` along it).
+    but its length along ``mu_a`` varies (variance ``alpha + spread * ||mu_a||^2`` along
+    it).
 
     Parameters
     ----------
@@ -217,8 +226,10 @@ def noisy_key_covariances(
 def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     """Symmetric square roots of positive semi-definite matrices (..., d, d)."""
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
-    # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9) would add
-    # spurious noise in directions of zero variance: treat eigenvalues that small as zero.
+    # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9)
+    # would add
+    # spurious noise in directions of zero variance: treat eigenvalues that small as
+    # zero.
     cutoff = (
         cov.shape[-1]
         * np.finfo(float).eps
@@ -237,8 +248,8 @@ def sample_keys(
     ----------
     means : array_like, shape (n, d)
     covariances : array_like, shape (n, d, d) or (d, d)
-        Symmetric positive semi-definite (``(d, d)`` is shared by all keys). Zero variance is
-        allowed (the key is then its mean).
+        Symmetric positive semi-definite (``(d, d)`` is shared by all keys). Zero
+        variance is allowed (the key is then its mean).
     num_samples : int
         ``S``.
     rng : numpy.random.Generator

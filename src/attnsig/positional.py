@@ -14,8 +14,9 @@ def sinusoidal_encoding(
 ) -> np.ndarray:
     """The sinusoidal position encoding of "Attention is all you need".
 
-    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for
-    positions ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
+    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and
+    ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for positions
+    ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
 
     Parameters
     ----------

@@ -1,16 +1,19 @@
-"""A vanilla RNN and the tools to compare it with self-attention: Jacobians, dependency maps, costs.
+"""A vanilla RNN and the tools to compare it with self-attention: Jacobians, dependency
+maps, costs.
 
-The RNN follows PyTorch's ``nn.RNN`` (``nonlinearity='tanh'``, ``batch_first=True``) layout::
+The RNN follows PyTorch's ``nn.RNN`` (``nonlinearity='tanh'``, ``batch_first=True``)
+layout::
 
-    h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh),     h_0 given (zeros by default)
+    h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh),     h_0 given (zeros by
+    default)
 
-with ``W_ih`` of shape (H, D) and ``W_hh`` of shape (H, H). Shapes: ``T`` time steps, ``D`` input
-size, ``H`` hidden size, ``E`` the width of an attention layer.
+with ``W_ih`` of shape (H, D) and ``W_hh`` of shape (H, H). Shapes: ``T`` time steps,
+``D`` input size, ``H`` hidden size, ``E`` the width of an attention layer.
 
-The Jacobian tools answer the question "which inputs move which outputs": for a map from a
-sequence ``x`` of shape (S, D) to a sequence ``y`` of shape (T, H), the Jacobian has shape
-(T, H, S, D) and :func:`dependency_matrix` reduces it to the (T, S) matrix of block norms
-``‖∂y_t / ∂x_s‖_F``.
+The Jacobian tools answer the question "which inputs move which outputs": for a map from
+a sequence ``x`` of shape (S, D) to a sequence ``y`` of shape (T, H), the Jacobian has
+shape (T, H, S, D) and :func:`dependency_matrix` reduces it to the (T, S) matrix of
+block norms ``‖∂y_t / ∂x_s‖_F``.
 """
 
 from __future__ import annotations
@@ -48,11 +51,13 @@ def _check_rnn_weights(
     hidden, d_in = w_ih.shape
     if x.shape[-1] != d_in:
         raise ValueError(
-            f"x must have shape (..., T, D) with D = w_ih.shape[1] = {d_in}; got x {x.shape}"
+            f"x must have shape (..., T, D) with D = w_ih.shape[1] = {d_in}; got x "
+            f"{x.shape}"
         )
     if w_hh.shape != (hidden, hidden):
         raise ValueError(
-            f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih {w_ih.shape}; "
+            f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih "
+            f"{w_ih.shape}; "
             f"got {w_hh.shape}"
         )
     biases = []
@@ -96,12 +101,12 @@ def rnn_forward(
     Returns
     -------
     ndarray, shape (..., T, H)
-        The hidden states ``h_1, ..., h_T``. The loop is inherently sequential: ``h_t`` needs
-        ``h_{t-1}``.
+        The hidden states ``h_1, ..., h_T``. The loop is inherently sequential: ``h_t``
+        needs ``h_{t-1}``.
 
     Examples
     --------
-    >>> h = rnn_forward(np.ones((3, 1)), [[1.0]], [[0.0]])  # no recurrence: h_t = tanh(1)
+    >>> h = rnn_forward(np.ones((3, 1)), [[1.0]], [[0.0]])  # no recurrence: tanh(1)
     >>> h.round(6)
     array([[0.761594],
            [0.761594],
@@ -122,11 +127,13 @@ def rnn_forward(
 def rnn_input_jacobian(
     x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None, h0: Any = None
 ) -> np.ndarray:
-    """Exact Jacobian ``∂h_t / ∂x_s`` of the tanh RNN's hidden states with respect to its inputs.
+    """Exact Jacobian ``∂h_t / ∂x_s`` of the tanh RNN's hidden states with respect to
+    its inputs.
 
     With ``D_k = diag(1 - h_k²)`` (the derivative of tanh at step ``k``)::
 
-        ∂h_t/∂x_s = D_t W_hh D_{t-1} W_hh ··· D_{s+1} W_hh D_s W_ih   for s <= t,   0 for s > t.
+        ∂h_t/∂x_s = D_t W_hh D_{t-1} W_hh ··· D_{s+1} W_hh D_s W_ih   for s <= t,   0
+        for s > t.
 
     Parameters
     ----------
@@ -152,7 +159,8 @@ def rnn_input_jacobian(
     w_ih, w_hh, b_ih, b_hh, h0 = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
     if h0.shape != (w_hh.shape[0],):
         raise ValueError(
-            f"h0 must have shape (H,) = ({w_hh.shape[0]},) for one sequence; got {h0.shape}"
+            f"h0 must have shape (H,) = ({w_hh.shape[0]},) for one sequence; got "
+            f"{h0.shape}"
         )
     h = rnn_forward(x, w_ih, w_hh, b_ih, b_hh, h0)  # (T, H)
     steps, hidden = h.shape
@@ -178,11 +186,13 @@ def numerical_jacobian(
     Parameters
     ----------
     f : callable
-        Maps an array of the shape of ``x`` to an array of any fixed shape ``out_shape``.
+        Maps an array of the shape of ``x`` to an array of any fixed shape
+        ``out_shape``.
     x : array_like, shape in_shape
         The point at which to differentiate.
     eps : float
-        Step; the error is ``O(eps²)`` times the third derivative, plus rounding ``O(1e-16 / eps)``.
+        Step; the error is ``O(eps²)`` times the third derivative, plus rounding
+        ``O(1e-16 / eps)``.
 
     Returns
     -------
@@ -216,13 +226,14 @@ def dependency_matrix(jacobian: Any) -> np.ndarray:
     Parameters
     ----------
     jacobian : array_like, shape (T, H, S, D)
-        ``∂y_t / ∂x_s`` blocks, e.g. from :func:`rnn_input_jacobian` or :func:`numerical_jacobian`.
+        ``∂y_t / ∂x_s`` blocks, e.g. from :func:`rnn_input_jacobian` or
+        :func:`numerical_jacobian`.
 
     Returns
     -------
     ndarray, shape (T, S)
-        ``M[t, s] = ‖∂y_t / ∂x_s‖_F``: zero exactly when output ``t`` does not depend on input ``s``
-        (to first order).
+        ``M[t, s] = ‖∂y_t / ∂x_s‖_F``: zero exactly when output ``t`` does not depend on
+        input ``s`` (to first order).
 
     Examples
     --------
@@ -256,8 +267,10 @@ def softmax_jacobian(p: Any) -> np.ndarray:
     p = as_float_array(p, "p", ndim_min=1)
     if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
         raise ValueError(
-            f"p must hold probability vectors along its last axis (entries >= 0 summing to 1); "
-            f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, {p.sum(axis=-1).max()}]"
+            "p must hold probability vectors along its last axis (entries >= 0 "
+            "summing to 1); "
+            f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, "
+            f"{p.sum(axis=-1).max()}]"
         )
     eye = np.eye(p.shape[-1])
     return p[..., :, None] * eye - p[..., :, None] * p[..., None, :]  # (..., n, n)
@@ -279,7 +292,8 @@ def rnn_param_count(input_size: int, hidden_size: int, bias: bool = True) -> int
 
 
 def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
-    """Number of parameters of a multi-head attention layer of width ``E``: ``4E² (+ 4E)``.
+    """Number of parameters of a multi-head attention layer of width ``E``:
+    ``4E² (+ 4E)``.
 
     Independent of the number of heads (they split ``E``) and of the sequence length.
 
@@ -293,10 +307,11 @@ def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
 
 
 def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
-    """Multiply-adds of one RNN pass over ``T`` steps: ``T (H·D + H·H)``, linear in ``T``.
+    """Multiply-adds of one RNN pass over ``T`` steps: ``T (H·D + H·H)``, linear in
+    ``T``.
 
-    A product of an (m, k) and a (k, n) matrix counts ``m·k·n`` multiply-adds; biases and tanh
-    are not counted.
+    A product of an (m, k) and a (k, n) matrix counts ``m·k·n`` multiply-adds; biases
+    and tanh are not counted.
 
     Examples
     --------
@@ -310,11 +325,12 @@ def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
 
 
 def self_attention_multiply_adds(seq_len: int, embed_dim: int) -> int:
-    """Multiply-adds of one self-attention layer on ``T`` tokens of width ``E``: ``4 T E² + 2 T² E``.
+    """Multiply-adds of one self-attention layer on ``T`` tokens of width ``E``:
+    ``4 T E² + 2 T² E``.
 
-    Three input projections (``3 T E²``), the scores ``Q Kᵀ`` (``T² E`` summed over heads), the
-    weighted values (``T² E``) and the output projection (``T E²``); softmax and biases are not
-    counted. The number of heads does not change the count.
+    Three input projections (``3 T E²``), the scores ``Q Kᵀ`` (``T² E`` summed over
+    heads), the weighted values (``T² E``) and the output projection (``T E²``); softmax
+    and biases are not counted. The number of heads does not change the count.
 
     Examples
     --------

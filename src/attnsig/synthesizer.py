@@ -1,22 +1,24 @@
 """Synthesizer attention: attention weights made without comparing positions.
 
-Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so the
-weight that position ``i`` puts on position ``j`` depends on the contents of both. A
+Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so
+the weight that position ``i`` puts on position ``j`` depends on the contents of both. A
 *synthesizer* (Tay et al., 2020, "Synthesizer: Rethinking Self-Attention in Transformer
 Models") produces the scores without such a comparison:
 
 * **dense**: row ``i`` of the logits is a small MLP of ``x_i`` alone,
-  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is the
-  logit for *position* ``j``. This is the variant of CS224N assignment 5.
-* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the input.
+  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is
+  the logit for *position* ``j``. This is the variant of CS224N assignment 5.
+* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the
+  input.
 
-Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L`` is the
-largest sequence length the layer accepts; a sequence of length ``T <= L`` uses the top-left
-(T, T) block of the logits, as minGPT-style code does.
+Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L``
+is the largest sequence length the layer accepts; a sequence of length ``T <= L`` uses
+the top-left (T, T) block of the logits, as minGPT-style code does.
 
-Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in the
-assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear`` layout
-(``weight`` of shape (out, in)) for its projections, like :class:`attnsig.attention.MultiHeadAttention`.
+Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in
+the assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear``
+layout (``weight`` of shape (out, in)) for its projections, like
+:class:`attnsig.attention.MultiHeadAttention`.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     Examples
     --------
     >>> x = np.ones((2, 3))  # (T, E)
-    >>> logits = dense_synthesizer_logits(x, np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5))
+    >>> a, b1, b, b2 = np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5)
+    >>> logits = dense_synthesizer_logits(x, a, b1, b, b2)
     >>> logits.shape  # (T, T): the first T of L = 5 positions
     (2, 2)
     """
@@ -72,19 +75,22 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     t, e = x.shape[-2:]
     if a.shape[0] != e:
         raise ValueError(
-            f"a must have shape (E, F) with E={e} the width of x {x.shape}; got {a.shape}"
+            f"a must have shape (E, F) with E={e} the width of x {x.shape}; got "
+            f"{a.shape}"
         )
     f = a.shape[1]
     if b1.shape != (f,):
         raise ValueError(f"b1 must have shape (F,) = ({f},); got {b1.shape}")
     if b.shape[0] != f:
         raise ValueError(
-            f"b must have shape (F, L) with F={f} the width of a {a.shape}; got {b.shape}"
+            f"b must have shape (F, L) with F={f} the width of a {a.shape}; got "
+            f"{b.shape}"
         )
     max_len = b.shape[1]
     if b2.shape != (max_len,):
         raise ValueError(
-            f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got {b2.shape}"
+            f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got "
+            f"{b2.shape}"
         )
     if t > max_len:
         raise ValueError(
@@ -182,8 +188,8 @@ def dense_synthesizer_attention(
     Examples
     --------
     >>> x = np.eye(2)  # (T, E)
-    >>> out, w = dense_synthesizer_attention(x, np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)),
-    ...                                      np.zeros(2), np.eye(2))
+    >>> a, b1, b, b2 = np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)), np.zeros(2)
+    >>> out, w = dense_synthesizer_attention(x, a, b1, b, b2, np.eye(2))
     >>> w  # zero logits: uniform weights
     array([[0.5, 0.5],
            [0.5, 0.5]])
@@ -192,7 +198,8 @@ def dense_synthesizer_attention(
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
     if value_weight.shape[0] != x.shape[-1]:
         raise ValueError(
-            f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of x "
+            f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of "
+            "x "
             f"{x.shape}; got {value_weight.shape}"
         )
     logits = dense_synthesizer_logits(x, a, b1, b, b2)  # (..., T, T)
@@ -202,7 +209,8 @@ def dense_synthesizer_attention(
 def random_synthesizer_attention(
     x: Any, logits: Any, value_weight: Any, *, mask: Any = None, causal: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore ``x``.
+    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore
+    ``x``.
 
     Parameters
     ----------
@@ -234,11 +242,13 @@ def random_synthesizer_attention(
         raise ValueError(f"logits must be square (L, L); got {logits.shape}")
     if t > logits.shape[0]:
         raise ValueError(
-            f"x has T={t} positions but logits {logits.shape} cover at most L={logits.shape[0]}"
+            f"x has T={t} positions but logits {logits.shape} cover at most "
+            f"L={logits.shape[0]}"
         )
     if value_weight.shape[0] != e:
         raise ValueError(
-            f"value_weight must have shape (E, d_v) with E={e} the width of x {x.shape}; "
+            f"value_weight must have shape (E, d_v) with E={e} the width of x "
+            f"{x.shape}; "
             f"got {value_weight.shape}"
         )
     values = x @ value_weight  # (..., T, d_v)
@@ -247,10 +257,11 @@ def random_synthesizer_attention(
 
 
 class DenseSynthesizer:
-    """Multi-head dense synthesizer with output projection (the CS224N assignment-5 layer).
+    """Multi-head dense synthesizer with output projection (the CS224N assignment-5
+    layer).
 
-    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads are
-    concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
+    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads
+    are concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
     ``A_h`` and ``V_h`` are the ``h``-th blocks of fused (E, E) projections.
 
     Parameters
@@ -327,7 +338,8 @@ class DenseSynthesizer:
         t = x.shape[-2]
         if t > self.max_len:
             raise ValueError(
-                f"x has T={t} positions; this layer accepts at most max_len={self.max_len}"
+                f"x has T={t} positions; this layer accepts at most "
+                f"max_len={self.max_len}"
             )
         hidden = split_heads(
             np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0), self.num_heads

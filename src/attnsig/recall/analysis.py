@@ -1,4 +1,5 @@
-"""The analysis: margins, accuracies (sampled and exact) and critical attention scales."""
+"""The analysis: margins, accuracies (sampled and exact) and critical attention
+scales."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ __all__ = [
 
 
 def _margins(logits: np.ndarray, answers: np.ndarray) -> np.ndarray:
-    """Read-out of the answer minus the largest other read-out, per row: (B, 37) -> (B,)."""
+    """Read-out of the answer minus the largest other read-out, per row: (B, 37) ->
+    (B,)."""
     rows = np.arange(len(answers))
     correct = logits[rows, answers]
     others = logits.copy()
@@ -76,7 +78,8 @@ def recall_accuracy(
     w = as_float_array(weights, "weights", ndim=1)
     if w.shape != correct.shape or (w < 0).any():
         raise ValueError(
-            f"weights must be non-negative of shape {correct.shape}; got shape {w.shape}"
+            f"weights must be non-negative of shape {correct.shape}; got shape "
+            f"{w.shape}"
         )
     return float(w[correct].sum() / w.sum())
 
@@ -84,25 +87,27 @@ def recall_accuracy(
 def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fraction:
     """Exact fraction of *all* answerable prompts that the model recalls correctly.
 
-    Every answerable prompt with ``n = model.num_pairs`` pairs (``26!/(26-n)! * 10**n * n`` of them)
-    is counted once, through the symmetry classes of :func:`~attnsig.recall.task.canonical_recall_tokens`: one
-    representative per class is run and stands for all prompts of its class. A prompt counts as
-    correct when its margin (:func:`recall_margins`) is positive, so ties count as wrong.
+    Every answerable prompt with ``n = model.num_pairs`` pairs
+    (``26!/(26-n)! * 10**n * n`` of them) is counted once, through the symmetry classes
+    of :func:`~attnsig.recall.task.canonical_recall_tokens`: one representative per
+    class is run and stands for all prompts of its class. A prompt counts as correct
+    when its margin (:func:`recall_margins`) is positive, so ties count as wrong.
 
     Parameters
     ----------
     model : RecallTransformer
-        The model; ``model.num_pairs`` must be at most 9 (the number of classes grows like the Bell
-        numbers).
+        The model; ``model.num_pairs`` must be at most 9 (the number of classes grows
+        like the Bell numbers).
     scale : float or pair of floats, optional
         One attention scale for every prompt (``math.inf`` allowed), for both blocks or
-        ``(block 1, block 2)``; default ``1/sqrt(d)``. Per-prompt arrays make no sense here and are
-        refused.
+        ``(block 1, block 2)``; default ``1/sqrt(d)``. Per-prompt arrays make no sense
+        here and are refused.
 
     Returns
     -------
     fractions.Fraction
-        Correctly recalled prompts divided by all answerable prompts, in exact arithmetic.
+        Correctly recalled prompts divided by all answerable prompts, in exact
+        arithmetic.
 
     Examples
     --------
@@ -118,8 +123,10 @@ def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fracti
     )
     if model.num_pairs > _MAX_CANONICAL_PAIRS:
         raise ValueError(
-            f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact count "
-            f"(the number of symmetry classes grows like the Bell numbers); got {model.num_pairs}"
+            f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact "
+            "count "
+            "(the number of symmetry classes grows like the Bell numbers); got "
+            f"{model.num_pairs}"
         )
     parts = scale if isinstance(scale, tuple) else (scale,)
     for part in parts:
@@ -148,18 +155,20 @@ def critical_scales(
     model : RecallTransformer
     sequences : prompts of shape (B, T), answerable.
     first_block_scale : float, optional
-        ``None``: both blocks use the scale being searched. A number (``math.inf`` allowed): block 1
-        keeps that scale and only block 2's scale is searched.
+        ``None``: both blocks use the scale being searched. A number (``math.inf``
+        allowed): block 1 keeps that scale and only block 2's scale is searched.
     upper : float
         Upper end of the search; a prompt still wrong there raises ``ValueError``.
     iterations : int
-        Bisection steps; the result is within ``upper / 2**iterations`` above the switch point.
+        Bisection steps; the result is within ``upper / 2**iterations`` above the switch
+        point.
 
     Returns
     -------
     ndarray, shape (B,)
-        The smallest scale found with a positive margin. Bisection assumes a single switch from
-        wrong to right as the scale grows; check it on a grid when it matters.
+        The smallest scale found with a positive margin. Bisection assumes a single
+        switch from wrong to right as the scale grows; check it on a grid when it
+        matters.
 
     Examples
     --------
@@ -187,7 +196,8 @@ def critical_scales(
     if not correct(hi).all():
         b = int(np.argmin(correct(hi)))
         raise ValueError(
-            f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale upper={upper}; "
+            f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale "
+            f"upper={upper}; "
             "raise upper"
         )
     for _ in range(iterations):
@@ -199,11 +209,12 @@ def critical_scales(
 
 
 def ideal_critical_scale(num_pairs: int) -> float:
-    """``ln max(2, n - 1)``: the block-2 scale above which recall is perfect when block 1 is exact.
+    """``ln max(2, n - 1)``: the block-2 scale above which recall is perfect when block
+    1 is exact.
 
-    See the chapter: the last query scores the matching pair and itself with ``s`` and every other
-    position with 0; the correct digit collects ``e^s`` against at most ``max(2, n - 1)`` for any
-    other token.
+    See the chapter: the last query scores the matching pair and itself with ``s`` and
+    every other position with 0; the correct digit collects ``e^s`` against at most
+    ``max(2, n - 1)`` for any other token.
 
     Examples
     --------

@@ -1,9 +1,11 @@
 """The associative-recall task: vocabulary, tokens, well-formed prompts, prompt sets.
 
-A prompt holds ``n`` key-value pairs, then a key, then ``?``; the answer is the value stored
-under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values digits.
+A prompt holds ``n`` key-value pairs, then a key, then ``?``; the answer is the value
+stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values
+digits.
 
-**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36 (``VOCAB``).
+**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36
+(``VOCAB``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def tokenize(sequences: Any) -> np.ndarray:
     Parameters
     ----------
     sequences : str, sequence of str, or array_like of int
-        Strings over ``VOCAB`` (all of one length), or token indices of shape (T,) or (B, T).
+        Strings over ``VOCAB`` (all of one length), or token indices of shape (T,) or
+        (B, T).
 
     Returns
     -------
@@ -69,7 +72,8 @@ def tokenize(sequences: Any) -> np.ndarray:
         lengths = {len(s) for s in sequences}
         if len(lengths) != 1:
             raise ValueError(
-                f"sequences must all have the same length; got lengths {sorted(lengths)}"
+                "sequences must all have the same length; got lengths "
+                f"{sorted(lengths)}"
             )
         for b, s in enumerate(sequences):
             bad = [ch for ch in s if ch not in _TOKEN_ID]
@@ -86,7 +90,8 @@ def tokenize(sequences: Any) -> np.ndarray:
         arr = arr[None, :]  # (1, T)
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(
-            f"sequences must have shape (T,) or (B, T) with T >= 1; got shape {arr.shape}"
+            "sequences must have shape (T,) or (B, T) with T >= 1; got shape "
+            f"{arr.shape}"
         )
     if arr.size and (arr.min() < 0 or arr.max() >= VOCAB_SIZE):
         raise ValueError(
@@ -118,9 +123,9 @@ def validate_recall_tokens(
 ) -> np.ndarray:
     """Check that sequences are well-formed recall prompts; return their tokens.
 
-    A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a letter, ``?``.
-    With ``check_answerable`` the keys must be distinct and the queried letter one of them, so that
-    the answer is defined (:func:`recall_answers`).
+    A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a
+    letter, ``?``. With ``check_answerable`` the keys must be distinct and the queried
+    letter one of them, so that the answer is defined (:func:`recall_answers`).
 
     Parameters
     ----------
@@ -147,7 +152,8 @@ def validate_recall_tokens(
     >>> validate_recall_tokens("A6B8A3B?", 3)
     Traceback (most recent call last):
     ...
-    ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs distinct keys (the construction would average their values)
+    ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs
+    distinct keys (the construction would average their values)
     """
     n = check_positive_int(num_pairs, "num_pairs")
     tokens = tokenize(sequences)
@@ -182,7 +188,8 @@ def validate_recall_tokens(
     if not (tokens[:, -1] == _QUERY_ID).all():
         b = int(np.argmin(tokens[:, -1] == _QUERY_ID))
         raise ValueError(
-            f"sequence {b}: the last position must hold '?'; got {VOCAB[tokens[b, -1]]!r}"
+            f"sequence {b}: the last position must hold '?'; got "
+            f"{VOCAB[tokens[b, -1]]!r}"
         )
     if check_answerable:
         sorted_keys = np.sort(keys, axis=1)  # (B, n)
@@ -193,13 +200,15 @@ def validate_recall_tokens(
             letter = VOCAB[row[1:][row[1:] == row[:-1]][0]]
             raise ValueError(
                 f"sequence {b}: the key {letter!r} occurs more than once; associative "
-                "recall needs distinct keys (the construction would average their values)"
+                "recall needs distinct keys (the construction would average their "
+                "values)"
             )
         found = (keys == queried[:, None]).any(axis=1)
         if not found.all():
             b = int(np.argmin(found))
             raise ValueError(
-                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the keys "
+                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among "
+                "the keys "
                 f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall"
             )
     return tokens
@@ -219,15 +228,16 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
     return tokens[:, 1 : 2 * n : 2][match]
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Prompt sets
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def random_recall_tokens(
     num_pairs: int, size: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random queried key.
+    """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random
+    queried key.
 
     Returns
     -------
@@ -257,7 +267,8 @@ def random_recall_tokens(
 
 
 def _value_patterns(n: int) -> list[list[int]]:
-    """Restricted growth strings of length n with at most 10 blocks (equality patterns of values)."""
+    """Restricted growth strings of length n with at most 10 blocks (equality patterns
+    of values)."""
     patterns: list[list[int]] = []
 
     def extend(prefix: list[int], blocks: int) -> None:
@@ -274,17 +285,19 @@ def _value_patterns(n: int) -> list[list[int]]:
 def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """One prompt per class of prompts equal up to renaming letters and renaming digits.
 
-    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all letters alike and all digits alike,
-    so the read-out of a renamed prompt is the renamed read-out: every prompt in a class is
-    recalled correctly or none is. Keys are ``A, B, C, ...``; the classes differ in which values
-    are equal and which key is queried.
+    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all
+    letters alike and all digits alike, so the read-out of a renamed prompt is the
+    renamed read-out: every prompt in a class is recalled correctly or none is. Keys are
+    ``A, B, C, ...``; the classes differ in which values are equal and which key is
+    queried.
 
     Returns
     -------
     tokens : ndarray of int64, shape (C, 2n + 2)
     counts : ndarray of int64, shape (C,)
-        The number of answerable prompts each representative stands for; ``counts.sum()`` is the
-        number of all answerable prompts, ``26!/(26-n)! * 10**n * n``.
+        The number of answerable prompts each representative stands for;
+        ``counts.sum()`` is the number of all answerable prompts,
+        ``26!/(26-n)! * 10**n * n``.
 
     Examples
     --------
@@ -295,7 +308,8 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     n = check_positive_int(num_pairs, "num_pairs")
     if n > 9:
         raise ValueError(
-            f"num_pairs must be at most 9 here (the number of classes grows like the Bell "
+            "num_pairs must be at most 9 here (the number of classes grows like the "
+            "Bell "
             f"numbers); got {n}"
         )
     key_orders = math.perm(len(_LETTERS), n)
@@ -317,7 +331,8 @@ _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 @cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of prompts."""
+    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of
+    prompts."""
     tokens, counts = canonical_recall_tokens(n)
     tokens.flags.writeable = False
     counts.flags.writeable = False
@@ -325,14 +340,18 @@ def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
-    """The prompt that needs the largest attention scale: ``A0 B0 ... (n-1 equal values), last pair queried``.
+    """The prompt that needs the largest attention scale:
+    ``A0 B0 ... (n-1 equal values), last pair queried``.
 
-    Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last pair holds ``1``
-    and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make it hard: ``n - 1`` copies of
-    one wrong digit compete with the answer in block 2, and block 1 copies the last pair's key with
-    the smallest weight (its row sees the most positions). Checked to be the hardest symmetry class
-    (largest :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by exhaustive search over
-    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a conjecture,
+    Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last
+    pair holds ``1`` and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make
+    it hard: ``n - 1`` copies of one wrong digit compete with the answer in block 2, and
+    block 1 copies the last pair's key with the smallest weight (its row sees the most
+    positions). Checked to be the hardest symmetry class (largest
+    :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
+    exhaustive search over
+    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
+    conjecture,
     spot-checked on random prompts. For ``n = 1`` there is only one class.
 
     Parameters
@@ -343,7 +362,8 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (1, 2n + 2)
-        One prompt, with a leading batch axis so it can be passed to :func:`~attnsig.recall.model.run` and friends.
+        One prompt, with a leading batch axis so it can be passed to
+        :func:`~attnsig.recall.model.run` and friends.
 
     Examples
     --------
@@ -353,7 +373,8 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
         raise ValueError(
-            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}"
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
+            f"{n}"
         )
     tokens = np.empty((1, 2 * n + 2), dtype=np.int64)
     tokens[0, 0 : 2 * n : 2] = _LETTERS[:n]
