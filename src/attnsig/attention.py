@@ -483,8 +483,7 @@ class MultiHeadAttention:
         query, key, value, mask = self._check_inputs(query, key, value, mask)
         if reference:
             return self._readable_forward(query, key, value, mask, bool(causal))
-        from . import _attention_fast  # the same computation, fewer passes over memory
-
+        # The same computation with fewer passes over memory (private module).
         return _attention_fast.forward(self, query, key, value, mask, bool(causal))
 
     def _readable_forward(
@@ -548,3 +547,7 @@ class MultiHeadAttention:
             f"num_heads={self.num_heads}, "
             f"bias={self.in_proj_bias is not None}, dtype={self.in_proj_weight.dtype})"
         )
+
+
+# The fast path builds on this module's softmax core: import it once that exists.
+from . import _attention_fast  # noqa: E402
