@@ -399,8 +399,7 @@ def test_weights_rows_sum_to_one_and_large_scale_recalls(seed, n):
     assert (R.predict(model, tokens, math.inf) == R.recall_answers(tokens, n)).all()
 
 
-# ---------------------------------------------------------------- speed (performance
-# issue)
+# ------------------------------------------------------------ speed: one batched pass
 
 
 def test_ten_thousand_sequences_are_scored_in_one_batched_pass(model3):
