@@ -210,18 +210,23 @@ def check_real(
     ...
     TypeError: threshold must be a real number in [0, 1]; got '0.5' of type str
     """
-    expected = _interval(low, high, low_open, high_open)
+
+    def expected() -> str:  # built only when an error is raised
+        return _interval(low, high, low_open, high_open)
+
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
-            f"{name} must be a real number {expected}; got {_describe(value)}"
+            f"{name} must be a real number {expected()}; got {_describe(value)}"
         )
     value = float(value)
     if np.isnan(value) or (np.isinf(value) and not allow_inf):
-        raise ValueError(f"{name} must be a finite real number {expected}; got {value}")
+        raise ValueError(
+            f"{name} must be a finite real number {expected()}; got {value}"
+        )
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
-        raise ValueError(f"{name} must be a real number {expected}; got {value}")
+        raise ValueError(f"{name} must be a real number {expected()}; got {value}")
     return value
 
 
@@ -365,12 +370,12 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     ValueError: method must be one of 'auto', 'reference'; got 'fast'
     """
     choices = tuple(choices)
+    if isinstance(value, str) and value in choices:
+        return value  # the common case, without building a message
     listed = ", ".join(repr(c) for c in choices)
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {listed}; got {_describe(value)}")
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
-    return value
+    raise ValueError(f"{name} must be one of {listed}; got {value!r}")
 
 
 def check_instance(

@@ -484,9 +484,9 @@ def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
             )
         method = _numpy_method(batch, length, d, depth)
     if method == "horner":
-        out = _signature_horner(flat_paths, depth)
+        out = _signature_horner(flat_paths, depth, dim)
     else:
-        out = _signature_meet_in_middle_batch(flat_paths, depth)
+        out = _signature_meet_in_middle_batch(flat_paths, depth, dim)
     return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
 
 
@@ -517,11 +517,10 @@ def _numpy_method(batch: int, length: int, d: int, depth: int) -> str:
     return "meet-in-the-middle"
 
 
-def _signature_horner(flat_paths: np.ndarray, depth: int) -> np.ndarray:
-    """Signatures (B, D) of paths (B, L, d) by the Horner update, in cache-sized
-    chunks."""
+def _signature_horner(flat_paths: np.ndarray, depth: int, dim: int) -> np.ndarray:
+    """Signatures (B, D) of paths (B, L, d) by the Horner update, in cached chunks."""
     batch, _, d = flat_paths.shape
-    out = np.empty((batch, signature_dim(d, depth)))
+    out = np.empty((batch, dim))
     chunk = max(1, _SEGMENT_CHUNK_ENTRIES // d**depth)
     for start in range(0, batch, chunk):
         stop = min(batch, start + chunk)
@@ -532,11 +531,12 @@ def _signature_horner(flat_paths: np.ndarray, depth: int) -> np.ndarray:
     return out
 
 
-def _signature_meet_in_middle_batch(flat_paths: np.ndarray, depth: int) -> np.ndarray:
-    """Signatures (B, D) of paths (B, L, d) by meet-in-the-middle, in cache-sized
-    chunks."""
+def _signature_meet_in_middle_batch(
+    flat_paths: np.ndarray, depth: int, dim: int
+) -> np.ndarray:
+    """Signatures (B, D) of paths (B, L, d) by meet-in-the-middle, in cached chunks."""
     batch, length, d = flat_paths.shape
-    out = np.empty((batch, signature_dim(d, depth)))
+    out = np.empty((batch, dim))
     per_path = _meet_in_middle_entries(d, depth, length - 1)
     chunk = max(1, _MEET_IN_MIDDLE_CHUNK_ENTRIES // per_path)
     for start in range(0, batch, chunk):
