@@ -28,9 +28,13 @@ import numpy as np
 
 from ._validation import (
     as_float_array,
+    as_matrix,
+    as_vector,
     check_indices,
+    check_positive_float,
     check_positive_int,
     check_real,
+    check_unit_interval,
 )
 from .attention import softmax
 from .heads import attention_weights  # softmax(keys @ q), unscaled as in the sheets
@@ -46,38 +50,6 @@ __all__ = [
     "min_scale_along",
     "min_query_norm",
 ]
-
-
-def _keys(keys, name: str = "keys") -> np.ndarray:
-    arr = as_float_array(keys, name).astype(np.float64, copy=False)
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(
-            f"{name} must be a non-empty 2-D array of shape (n, d); got shape "
-            f"{arr.shape}"
-        )
-    return arr
-
-
-def _vector(x, name: str, dim: int | None = None) -> np.ndarray:
-    arr = as_float_array(x, name).astype(np.float64, copy=False)
-    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
-        expected = f"({dim},)" if dim is not None else "(d,)"
-        raise ValueError(f"{name} must have shape {expected}; got shape {arr.shape}")
-    return arr
-
-
-def _epsilon(epsilon) -> float:
-    return check_real(epsilon, "epsilon", low=0, high=1, low_open=True, high_open=True)
-
-
-def _threshold(threshold) -> float:
-    return check_real(
-        threshold, "threshold", low=0, high=1, low_open=True, high_open=True
-    )
-
-
-def _c(c, name: str = "c") -> float:
-    return check_real(c, name, low=0, low_open=True)
 
 
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
@@ -165,7 +137,7 @@ def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
     m = check_positive_int(subset_size, "subset_size")
     if m > n:
         raise ValueError(f"subset_size must be at most num_keys={n}, got {m}")
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if m == n:
         return 0.0
     return max(0.0, math.log((n - m) * (1.0 - eps) / (m * eps)))
@@ -206,8 +178,8 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
     [0.666666666667, 0.333333333333]
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
-    c = _c(c)
+    eps = check_unit_interval(epsilon, "epsilon")
+    c = check_positive_float(c, "c")
     log_r = math.log(n / eps)
     # The n - 2 keys scoring 0 weigh as much as one key scoring ln(n - 2).
     scores = [c * log_r, log_r] + ([math.log(n - 2)] if n > 2 else [])
@@ -231,7 +203,7 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys")
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if n == 1:
         return 0.0
     if n == 2:
@@ -253,7 +225,7 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if n == 2:
         return 0.0
     return math.sqrt(2.0 * (n - 2) / n) * math.log((n - 2) / eps)
@@ -273,8 +245,8 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys")
-    eps = _epsilon(epsilon)
-    c = _c(c)
+    eps = check_unit_interval(epsilon, "epsilon")
+    c = check_positive_float(c, "c")
     if n == 1:
         return 0.0
     return max(0.0, math.log((n - 1) / eps) / c)
@@ -319,14 +291,14 @@ def min_scale_along(
     >>> round(t, 9) == round(math.log(2.0), 9)  # e^t / (e^t + 2) = 1/2
     True
     """
-    k = _keys(keys)
-    u = _vector(direction, "direction", dim=k.shape[1])
+    k = as_matrix(keys, "keys")
+    u = as_vector(direction, "direction", dim=k.shape[1])
     norm = np.linalg.norm(u)
     if norm == 0:
         raise ValueError("direction must be non-zero")
     u = u / norm
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = _threshold(threshold)
+    tau = check_unit_interval(threshold, "threshold")
     rtol = check_real(rtol, "rtol", low=0, high=1, low_open=True, high_open=True)
     scores = k @ u  # (n,)
     top = scores.max()
@@ -402,11 +374,11 @@ def min_query_norm(
     """
     from scipy.optimize import minimize
 
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = _threshold(threshold)
+    tau = check_unit_interval(threshold, "threshold")
     start = (
-        10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+        10.0 * k[idx].sum(axis=0) if x0 is None else as_vector(x0, "x0", dim=k.shape[1])
     )
     log_tau = math.log(tau)
     constraints = [

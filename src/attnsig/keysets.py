@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ._validation import (
-    as_float_array,
+    as_float64_array,
     check_index,
     check_positive_int,
     check_real,
@@ -36,10 +36,6 @@ __all__ = [
     "noisy_key_covariances",
     "sample_keys",
 ]
-
-
-def _float64(x, name: str, ndim_min: int = 0) -> np.ndarray:
-    return as_float_array(x, name, ndim_min=ndim_min).astype(np.float64, copy=False)
 
 
 def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
@@ -210,7 +206,7 @@ def noisy_key_covariances(
     array([[2.1, 0. ],
            [0. , 0.1]])
     """
-    mu = _float64(means, "means", 2)
+    mu = as_float64_array(means, "means", ndim_min=2)
     if mu.ndim != 2:
         raise ValueError(f"means must have shape (n, d), got shape {mu.shape}")
     alpha = check_real(alpha, "alpha", low=0)
@@ -267,11 +263,11 @@ def sample_keys(
     >>> bool((keys == np.eye(2)).all())
     True
     """
-    mu = _float64(means, "means", 2)
+    mu = as_float64_array(means, "means", ndim_min=2)
     if mu.ndim != 2:
         raise ValueError(f"means must have shape (n, d), got shape {mu.shape}")
     n, d = mu.shape
-    cov = _float64(covariances, "covariances", 2)
+    cov = as_float64_array(covariances, "covariances", ndim_min=2)
     if cov.shape == (d, d):
         cov = np.broadcast_to(cov, (n, d, d))
     if cov.shape != (n, d, d):

@@ -39,14 +39,15 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from attnsig._validation import (
+from attnsig.signature import signature_dim, word_index
+
+from ._validation import (
     as_float_array,
     check_callable,
     check_int,
     check_positive_float,
     check_positive_int,
 )
-from attnsig.signature import signature_dim, word_index
 
 __all__ = [
     "legendre_norms",
@@ -522,7 +523,7 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     True
     """
     arr = _as_terms(terms)
-    n = _check_frequency(frequency)
+    n = check_int(frequency, "frequency")
     powers = (-2j * np.pi * n) ** np.arange(arr.shape[-1])  # (N,)
     return arr @ powers
 
@@ -547,7 +548,7 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     True
     """
     num_terms = check_positive_int(num_terms, "num_terms")
-    n = _check_frequency(frequency)
+    n = check_int(frequency, "frequency")
     total_variation = check_positive_float(
         total_variation, "total_variation", allow_zero=True
     )
@@ -737,7 +738,3 @@ def _as_times(t: Any) -> np.ndarray:
             f"got values in [{tt.min()}, {tt.max()}]"
         )
     return tt
-
-
-def _check_frequency(frequency: Any) -> int:
-    return check_int(frequency, "frequency")

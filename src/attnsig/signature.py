@@ -158,14 +158,6 @@ def _as_path(path: Any, name: str = "path") -> np.ndarray:
     return arr.astype(np.float64, copy=False)
 
 
-def _check_depth(depth: Any) -> int:
-    return check_positive_int(depth, "depth")
-
-
-def _check_dim(d: Any) -> int:
-    return check_positive_int(d, "d")
-
-
 def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
     """Return a flat signature array whose last axis has length
     ``signature_dim(d, depth)``."""
@@ -201,8 +193,8 @@ def signature_dim(d: int, depth: int) -> int:
     >>> signature_dim(2, 3)  # 2 + 4 + 8
     14
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     return sum(d**k for k in range(1, depth + 1))
 
 
@@ -228,8 +220,8 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
     >>> words(2, 2)
     [(0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)]
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     return [
         w for k in range(1, depth + 1) for w in itertools.product(range(d), repeat=k)
     ]
@@ -254,7 +246,7 @@ def word_index(word: Sequence[int], d: int) -> int:
     >>> word_index((1, 0), 2)
     4
     """
-    d = _check_dim(d)
+    d = check_positive_int(d, "d")
     letters = check_sequence(word, "word", "a sequence of integer letters")
     if not letters:
         raise ValueError(
@@ -298,8 +290,8 @@ def levels(sig: Any, d: int, depth: int) -> list[np.ndarray]:
     array([[2., 3.],
            [4., 5.]])
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     arr = _as_signature(sig, "sig", d, depth)
     offsets = _level_offsets(d, depth)
     batch = arr.shape[:-1]
@@ -381,8 +373,8 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
     >>> np.allclose(chen(a, b, 2, 2), both)
     True
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     a = _as_signature(sig_a, "sig_a", d, depth)
     b = _as_signature(sig_b, "sig_b", d, depth)
     try:
@@ -462,7 +454,7 @@ def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
     True
     """
     x = _as_path(path)
-    depth = _check_depth(depth)
+    depth = check_positive_int(depth, "depth")
     method = check_choice(method, "method", METHODS)
     *batch_shape, length, d = x.shape
     batch = int(np.prod(batch_shape, dtype=np.int64))
