@@ -10,13 +10,14 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit notebooks build-check student student-check venv clean
+.PHONY: book test unit doctest lint notebooks build-check student student-check venv clean
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 test: $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
 	$(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --junitxml=_build/pytest.xml
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	$(BIN)/python tools/student_edition.py build
@@ -25,6 +26,15 @@ test: $(TEST_STAMP)
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests
+
+# The Examples section of every public docstring, run as a test.
+doctest: $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
+
+# Style (ruff, pinned in requirements.txt, configured in pyproject.toml), notebooks included.
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check src tests tools benchmarks chapters
+	$(BIN)/ruff format --check src tests tools benchmarks chapters
 
 notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg

@@ -9,11 +9,23 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnsig import recall as R
+
+
+class _Oracle:
+    """PyTorch, imported when an oracle test first uses it: without it those tests skip and
+    every other test in this file still runs (the hand cases need only requirements.txt)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # pytest's collector asks for __test__ and the like
+            raise AttributeError(name)
+        return getattr(pytest.importorskip("torch", reason="the PyTorch oracle (requirements-test.txt)"), name)
+
+
+torch = _Oracle()
 
 SHEET = "A6B8C3B?"
 
@@ -331,8 +343,8 @@ def test_ten_thousand_sequences_are_scored_in_one_batched_pass(model3):
     # (a Python loop over sequences takes several times longer).
     tokens = R.random_recall_tokens(3, 10_000, np.random.default_rng(0))
     R.recall_accuracy(model3, tokens[:100], 3.0)  # warm-up
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on the machine do not count
     accuracy = R.recall_accuracy(model3, tokens, 3.0)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert accuracy == 1.0  # 3.0 is above the critical scale 2.10 of n = 3
     assert elapsed < 5.0, f"10,000 sequences took {elapsed:.3f} s: is the forward pass still batched?"

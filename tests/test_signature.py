@@ -14,7 +14,12 @@ from hypothesis.extra.numpy import arrays
 
 from attnsig import signature as sigmod
 from attnsig.signature import (chen, levels, levy_area, levy_area_matrix, signature, signature_dim,
-                               signature_reference, time_augment, word_index, words)
+                               time_augment, word_index, words)
+
+
+def signature_reference(path, depth):
+    """The readable algorithm, chosen by the public keyword."""
+    return signature(path, depth, method="reference")
 
 @pytest.fixture(params=["numba", "numpy"])
 def backend(request, monkeypatch):
@@ -235,24 +240,49 @@ def test_fast_equals_reference(backend, shape, depth):
     np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize(("min_batch", "mitm_chunk", "max_mitm", "segment_chunk"), [
-    (0, 1 << 17, 1 << 24, 1 << 17),       # always the per-segment update, one chunk
-    (0, 1 << 17, 1 << 24, 1),             # per-segment update, one path per chunk
-    (10**9, 1 << 24, 1 << 24, 1 << 17),   # always meet-in-the-middle, one chunk
-    (10**9, 1, 1 << 24, 1 << 17),         # meet-in-the-middle, one path per chunk
-    (10**9, 1 << 17, 0, 1 << 17),         # paths too big for meet-in-the-middle: per-segment fallback
+@pytest.mark.parametrize("method", ["auto", "compiled", "horner", "meet-in-the-middle"])
+def test_every_method_equals_reference(method):
+    if method == "compiled" and sigmod._compiled_kernels(forced=True) is None:
+        pytest.skip("numba is not installed: method='compiled' is unavailable")
+    rng = np.random.default_rng(4)
+    for shape, depth in SHAPES_AND_DEPTHS:
+        path = _random_path(rng, shape)
+        np.testing.assert_allclose(signature(path, depth, method=method), signature_reference(path, depth),
+                                   rtol=1e-12, atol=1e-12, err_msg=f"{method}: {shape}, depth {depth}")
+
+
+@pytest.mark.parametrize(("method", "mitm_chunk", "segment_chunk"), [
+    ("horner", 1 << 17, 1 << 17),                # the per-segment update, one chunk
+    ("horner", 1 << 17, 1),                      # per-segment update, one path per chunk
+    ("meet-in-the-middle", 1 << 24, 1 << 17),    # meet-in-the-middle, one chunk
+    ("meet-in-the-middle", 1, 1 << 17),          # meet-in-the-middle, one path per chunk
 ])
-def test_every_algorithm_and_chunking_equals_reference(monkeypatch, min_batch, mitm_chunk, max_mitm, segment_chunk):
-    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")  # these knobs steer the NumPy fallback
-    monkeypatch.setattr(sigmod, "_MIN_BATCH_FOR_SEGMENTS", min_batch)
+def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chunk):
+    # The chunk sizes only trade memory for speed: no size may change a number.
     monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
-    monkeypatch.setattr(sigmod, "_MAX_MEET_IN_MIDDLE_ENTRIES", max_mitm)
     monkeypatch.setattr(sigmod, "_SEGMENT_CHUNK_ENTRIES", segment_chunk)
     rng = np.random.default_rng(4)
     for shape, depth in SHAPES_AND_DEPTHS:
         path = _random_path(rng, shape)
-        np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth),
+        np.testing.assert_allclose(signature(path, depth, method=method), signature_reference(path, depth),
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("batch", "length", "d", "depth", "expected"), [
+    (64, 10, 3, 4, "horner"),               # a wide batch of short paths
+    (2, 10, 3, 4, "meet-in-the-middle"),    # a few paths
+    (64, 1000, 3, 4, "meet-in-the-middle"),  # long paths
+    (1, 200_000, 4, 6, "horner"),           # one path too big for meet-in-the-middle's memory
+])
+def test_auto_picks_the_numpy_method_by_shape(batch, length, d, depth, expected):
+    assert sigmod._numpy_method(batch, length, d, depth) == expected
+
+
+def test_method_is_checked():
+    with pytest.raises(ValueError, match="method must be one of 'auto'.*got 'fast'"):
+        signature(np.zeros((3, 2)), 2, method="fast")
+    with pytest.raises(TypeError, match="method"):
+        signature(np.zeros((3, 2)), 2, method=None)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])

@@ -2,14 +2,9 @@
 
 Both kernels compute the truncated signatures of a batch of piecewise-linear paths, returned in
 the flat layout of :mod:`attnsig.signature` (levels ``1..depth``, words in lexicographic order,
-first letter = earliest time), by one Horner update of the running signature per segment: with
-the segment increment ``D``, level ``k`` becomes
-
-    S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D,
-
-which is Chen's identity with the segment exponential, ``sum_j S_{k-j} (x) D^{(x)j} / j!``.
-Levels are updated in place from the top down, so each level reads the old lower levels. Each
-Horner step first adds ``S_m`` into the accumulator (once, not once per letter of ``D``) and then
+first letter = earliest time), by the recurrence written out in the docstring of
+:mod:`attnsig.signature`: one Horner update of the running signature per segment, levels updated
+in place from the top down. Each Horner step first adds ``S_m`` into the accumulator (once, not once per letter of ``D``) and then
 writes the tensor product with ``D / s`` by flat index arithmetic.
 
 * :func:`signature_lanes` runs ``LANES`` paths side by side with the path index innermost: every

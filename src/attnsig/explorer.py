@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._validation import check_positive_int
+from ._validation import check_callable, check_instance, check_positive_int
 
 __all__ = ["StaticExplorer", "static_explorer", "live_explorer"]
 
@@ -48,6 +48,19 @@ class StaticExplorer:
         PNG images, one per point of the grid (row-major over ``grid``).
     default : tuple of int
         Index of the default value of each parameter.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> def draw(a):
+    ...     fig, ax = plt.subplots(figsize=(1, 1))
+    ...     ax.plot([0, 1], [0, a])
+    ...     return fig
+    >>> ex = static_explorer(draw, {"a": [1, 2]}, name="demo", alt="A line.")
+    >>> isinstance(ex, StaticExplorer), "<img" in ex.to_html()
+    (True, True)
     """
 
     def __init__(self, name: str, grid: dict[str, list], labels: dict[str, str],
@@ -157,11 +170,15 @@ def static_explorer(draw: Callable[..., Any], grid: Mapping[str, Sequence], *, n
     """
     import matplotlib.pyplot as plt
 
-    if not isinstance(name, str) or not _NAME.match(name):
+    check_callable(draw, "draw", "a callable returning a matplotlib figure")
+    check_instance(name, "name", str, "a string of lower-case letters, digits and hyphens")
+    if not _NAME.match(name):
         raise ValueError(f"name must be lower-case letters, digits and hyphens; got {name!r}")
-    if not isinstance(alt, str) or not alt.strip():
+    check_instance(alt, "alt", str, "a non-empty description of the image")
+    if not alt.strip():
         raise ValueError(f"alt must be a non-empty description of the image; got {alt!r}")
-    if not isinstance(grid, Mapping) or not 1 <= len(grid) <= 2:
+    check_instance(grid, "grid", Mapping, "a mapping of one or two parameter names to values")
+    if not 1 <= len(grid) <= 2:
         raise ValueError(f"grid must map one or two parameter names to values; got {grid!r}")
     check_positive_int(dpi, "dpi")
     values = {str(k): list(v) for k, v in grid.items()}
@@ -219,7 +236,9 @@ def live_explorer(draw: Callable[..., Any], **controls: Any):
     ...     fig, ax = plt.subplots(figsize=(2, 2))
     ...     ax.plot([0, 1], [0, a])
     ...     return fig
-    >>> w = live_explorer(draw, a=(0.0, 2.0, 0.5))
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # no front end here: drop the redraw
+    ...     w = live_explorer(draw, a=(0.0, 2.0, 0.5))
     >>> type(w).__name__
     'interactive'
     """

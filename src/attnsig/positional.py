@@ -27,6 +27,14 @@ def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> 
     Returns
     -------
     ndarray, shape (num_positions, dim)
+
+    Examples
+    --------
+    >>> pe = sinusoidal_encoding(4, 6)
+    >>> pe.shape
+    (4, 6)
+    >>> pe[0]  # position 0: sin 0 = 0 and cos 0 = 1
+    array([0., 1., 0., 1., 0., 1.])
     """
     num_positions = check_positive_int(num_positions, "num_positions")
     dim = check_positive_int(dim, "dim")

@@ -34,10 +34,18 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from attnsig._validation import as_float_array, check_positive_float, check_positive_int
+from attnsig._validation import (
+    as_float_array,
+    check_callable,
+    check_int,
+    check_positive_float,
+    check_positive_int,
+)
 from attnsig.signature import signature_dim, word_index
 
 __all__ = [
+    "legendre_norms",
+    "gauss_nodes",
     "time_moment_words",
     "time_moment_terms",
     "time_moment_terms_from_derivative",
@@ -68,6 +76,11 @@ def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
     """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the value).
 
     The word ``0^k 1`` has length ``k + 1``, so a signature of depth ``N`` holds the first ``N`` of them.
+
+    Examples
+    --------
+    >>> time_moment_words(3)
+    [(1,), (0, 1), (0, 0, 1)]
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     return [(TIME,) * k + (VALUE,) for k in range(num_terms)]
@@ -90,6 +103,13 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
     -------
     ndarray, shape (..., num_terms)
         ``terms[..., k] = S^{0^k 1} = int_0^1 s^k / k! du(s)`` when the time channel runs over [0, 1].
+
+    Examples
+    --------
+    >>> from attnsig.signature import signature, time_augment
+    >>> path = time_augment(np.linspace(0.0, 1.0, 5)[:, None])  # u(t) = t
+    >>> time_moment_terms(signature(path, 3), 3).round(12)  # int s^k / k! ds
+    array([1.        , 0.5       , 0.16666667])
     """
     depth = check_positive_int(depth, "depth")
     num_terms = depth if num_terms is None else check_positive_int(num_terms, "num_terms")
@@ -122,6 +142,11 @@ def moments_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> moments_from_terms([1.0, 0.5, 1 / 6]).round(12)  # int s^k ds for u' = 1
+    array([1.        , 0.5       , 0.33333333])
     """
     arr = _as_terms(terms)
     factorials = np.array([math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64)
@@ -141,6 +166,13 @@ def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
     -------
     ndarray of Python ints (dtype object), shape (num_terms, num_terms)
         Lower triangular; exact, so it can be used with ``fractions.Fraction``.
+
+    Examples
+    --------
+    >>> shifted_legendre_monomial_coefficients(3).astype(int)  # P_j(2s - 1) in powers of s
+    array([[ 1,  0,  0],
+           [-1,  2,  0],
+           [ 1, -6,  6]])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     a = np.zeros((num_terms, num_terms), dtype=object)
@@ -166,28 +198,56 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> legendre_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(12) + 0.0  # u' = 1 = P_0
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
     a = shifted_legendre_monomial_coefficients(n).astype(np.float64)  # (N, N)
-    scale = _legendre_norms(n)  # (N,)
+    scale = legendre_norms(n)  # (N,)
     return np.einsum("jk,...k->...j", a, moments) * scale
 
 
-def _legendre_norms(n: int) -> np.ndarray:
-    """``sqrt(2j + 1)`` for ``j < n``: scales ``P_j(2s - 1)`` to unit norm in ``L^2[0, 1]``."""
+def legendre_norms(num_terms: int) -> np.ndarray:
+    """``sqrt(2j + 1)`` for ``j < num_terms``: scales ``P_j(2s - 1)`` to unit norm on [0, 1].
+
+    The shifted Legendre polynomial ``P_j(2s - 1)`` has squared norm ``1 / (2j + 1)`` in
+    ``L^2[0, 1]``; multiplied by these numbers the polynomials are orthonormal.
+
+    Examples
+    --------
+    >>> legendre_norms(3) ** 2
+    array([1., 3., 5.])
+    """
+    n = check_positive_int(num_terms, "num_terms")
     return np.sqrt(2.0 * np.arange(n) + 1.0)  # (n,)
 
 
-def _gauss_on_unit_interval(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [0, 1] (exact for polynomials of degree < 2 num_nodes)."""
+def gauss_nodes(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [0, 1], exact for degree < ``2 num_nodes``.
+
+    Returns
+    -------
+    nodes : ndarray, shape (num_nodes,)
+    weights : ndarray, shape (num_nodes,)
+        ``weights @ f(nodes)`` approximates ``int_0^1 f(s) ds``.
+
+    Examples
+    --------
+    >>> s, w = gauss_nodes(2)
+    >>> round(float(w @ s**3), 15)  # int_0^1 s^3 ds, exact with two nodes
+    0.25
+    """
+    num_nodes = check_positive_int(num_nodes, "num_nodes")
     x, w = npleg.leggauss(num_nodes)
     return (x + 1.0) / 2.0, w / 2.0
 
 
 def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray) -> np.ndarray:
-    if not callable(derivative):
-        raise TypeError(f"derivative must be a callable s -> u'(s) on arrays; got {type(derivative).__name__}")
+    check_callable(derivative, "derivative", "a callable s -> u'(s) on arrays")
     values = as_float_array(derivative(s), "derivative(s)")
     if values.shape != s.shape:
         raise ValueError(f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}")
@@ -220,10 +280,15 @@ def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], n
     -------
     ndarray, shape (N,)
         ``terms[k] = S^{0^k 1}``, in the format of :func:`time_moment_terms`.
+
+    Examples
+    --------
+    >>> time_moment_terms_from_derivative(np.ones_like, 3).round(12)  # u' = 1
+    array([1.        , 0.5       , 0.16666667])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     terms = np.empty(num_terms)
     for k in range(num_terms):
@@ -254,12 +319,17 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     Returns
     -------
     ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> legendre_coefficients_of_derivative(lambda s: 2 * s, 3).round(12) + 0.0
+    array([1.        , 0.57735027, 0.        ])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
-    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * _legendre_norms(num_terms)  # (M, N)
+    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * legendre_norms(num_terms)  # (M, N)
     return basis.T @ (w * du)
 
 
@@ -274,10 +344,15 @@ def derivative_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> derivative_from_legendre([1.0, 0.0], [0.0, 0.5, 1.0])
+    array([1., 1., 1.])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
-    return npleg.legval(2.0 * tt - 1.0, c * _legendre_norms(c.size))
+    return npleg.legval(2.0 * tt - 1.0, c * legendre_norms(c.size))
 
 
 def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
@@ -292,11 +367,16 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_legendre([1.0], [0.0, 0.5, 1.0])  # u' = 1: u(t) - u(0) = t
+    array([0. , 0.5, 1. ])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
     # In x = 2 s - 1: P~_j(s) ds = sqrt(2j+1) P_j(x) dx / 2; integrate the Legendre series from x = -1.
-    series = c * _legendre_norms(c.size) / 2.0  # (N,)
+    series = c * legendre_norms(c.size) / 2.0  # (N,)
     antiderivative = npleg.legint(series, lbnd=-1.0)  # (N + 1,), vanishes at x = -1
     return npleg.legval(2.0 * tt - 1.0, antiderivative)
 
@@ -320,6 +400,11 @@ def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> monomial_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(9) + 0.0  # u' = 1
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
@@ -339,6 +424,11 @@ def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_monomial([0.0, 2.0], [0.0, 0.5, 1.0])  # u' = 2s: u(t) - u(0) = t^2
+    array([0.  , 0.25, 1.  ])
     """
     a = _as_coeffs(coeffs)
     tt = _as_times(t)
@@ -365,6 +455,12 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     Returns
     -------
     ndarray of complex, shape (...)
+
+    Examples
+    --------
+    >>> terms = time_moment_terms_from_derivative(np.ones_like, 40)  # u' = 1
+    >>> abs(complex(fourier_coefficient_from_terms(terms, 1))) < 1e-12  # int e^{-2 pi i s} ds = 0
+    True
     """
     arr = _as_terms(terms)
     n = _check_frequency(frequency)
@@ -384,6 +480,11 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     frequency : int
     total_variation : float
         ``||u'||_1 = int_0^1 |u'(s)| ds`` (any upper bound for it).
+
+    Examples
+    --------
+    >>> fourier_tail_bound(40, 1, 1.0) < 1e-10
+    True
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     n = _check_frequency(frequency)
@@ -409,10 +510,16 @@ def fourier_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], 
     -------
     ndarray of complex, shape (2 K + 1,)
         Entry ``K + n`` holds frequency ``n``.
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 1)  # n = -1, 0, 1
+    >>> np.abs(c).round(12)
+    array([0., 1., 0.])
     """
     max_frequency = check_positive_int(max_frequency, "max_frequency", minimum=0)
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     n = np.arange(-max_frequency, max_frequency + 1)  # (2K+1,)
     return np.exp(-2j * np.pi * n[:, None] * s[None, :]) @ (w * du)
@@ -433,6 +540,12 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 2)  # u' = 1
+    >>> increment_from_fourier(c, [0.0, 1.0]).round(12) + 0.0
+    array([0., 1.])
     """
     c = np.asarray(coeffs)
     if c.ndim != 1 or c.size % 2 != 1:
@@ -466,7 +579,7 @@ def _basis_values(basis: str, n: int, s: np.ndarray) -> np.ndarray:
     if basis == "bernstein":
         binomials = np.array([math.comb(n - 1, j) for j in range(n)], dtype=np.float64)
         return binomials * s[:, None] ** k * (1.0 - s[:, None]) ** (n - 1 - k)
-    return npleg.legvander(2.0 * s - 1.0, n - 1) * _legendre_norms(n)
+    return npleg.legvander(2.0 * s - 1.0, n - 1) * legendre_norms(n)
 
 
 def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
@@ -483,11 +596,17 @@ def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
     -------
     ndarray, shape (num_terms, num_terms)
         Computed by Gauss quadrature, exact up to rounding (the identity for ``"legendre"``).
+
+    Examples
+    --------
+    >>> gram_matrix("monomial", 2)  # int s^(j + k) ds
+    array([[1.        , 0.5       ],
+           [0.5       , 0.33333333]])
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}; got {basis!r}")
     num_terms = check_positive_int(num_terms, "num_terms")
-    s, w = _gauss_on_unit_interval(num_terms + 1)  # exact for degree <= 2 num_terms + 1
+    s, w = gauss_nodes(num_terms + 1)  # exact for degree <= 2 num_terms + 1
     values = _basis_values(basis, num_terms, s)  # (M, N)
     return values.T @ (w[:, None] * values)
 
@@ -498,6 +617,11 @@ def monomial_gram_condition(num_terms: int) -> float:
     ``np.linalg.cond`` saturates near ``1e17`` in double precision. Here ``H`` is symmetric positive
     definite, so ``cond = lambda_max(H) lambda_max(H^{-1})``; both largest eigenvalues are well
     conditioned, and ``H^{-1}`` has a closed form with integer entries.
+
+    Examples
+    --------
+    >>> round(monomial_gram_condition(2), 4)  # the 2 x 2 Hilbert matrix
+    19.2815
     """
     n = check_positive_int(num_terms, "num_terms")
     k = np.arange(n)
@@ -531,6 +655,4 @@ def _as_times(t: Any) -> np.ndarray:
 
 
 def _check_frequency(frequency: Any) -> int:
-    if isinstance(frequency, bool) or not isinstance(frequency, (int, np.integer)):
-        raise TypeError(f"frequency must be an integer; got {frequency!r} of type {type(frequency).__name__}")
-    return int(frequency)
+    return check_int(frequency, "frequency")

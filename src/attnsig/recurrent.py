@@ -19,7 +19,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_float, check_positive_int
+from ._validation import (
+    as_float_array,
+    check_callable,
+    check_positive_float,
+    check_positive_int,
+)
 
 __all__ = [
     "rnn_forward",
@@ -78,6 +83,14 @@ def rnn_forward(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None
     ndarray, shape (..., T, H)
         The hidden states ``h_1, ..., h_T``. The loop is inherently sequential: ``h_t`` needs
         ``h_{t-1}``.
+
+    Examples
+    --------
+    >>> h = rnn_forward(np.ones((3, 1)), [[1.0]], [[0.0]])  # no recurrence: h_t = tanh(1)
+    >>> h.round(6)
+    array([[0.761594],
+           [0.761594],
+           [0.761594]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     w_ih, w_hh, b_ih, b_hh, h = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
@@ -108,6 +121,14 @@ def rnn_input_jacobian(x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any
     -------
     ndarray, shape (T, H, T, D)
         ``J[t, :, s, :] = ∂h_t / ∂x_s``.
+
+    Examples
+    --------
+    >>> jac = rnn_input_jacobian(np.zeros((3, 1)), [[1.0]], [[0.5]])
+    >>> dependency_matrix(jac)  # at zero input: 0.5**(t - s) below the diagonal
+    array([[1.  , 0.  , 0.  ],
+           [0.5 , 1.  , 0.  ],
+           [0.25, 0.5 , 1.  ]])
     """
     x = as_float_array(x, "x", ndim=2)
     w_ih, w_hh, b_ih, b_hh, h0 = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
@@ -143,9 +164,14 @@ def numerical_jacobian(f: Callable[[np.ndarray], Any], x: Any, eps: float = 1e-6
     -------
     ndarray, shape out_shape + in_shape
         ``J[i..., j...] = ∂f(x)[i...] / ∂x[j...]``.
+
+    Examples
+    --------
+    >>> numerical_jacobian(lambda x: 3.0 * x, np.zeros(2)).round(6)
+    array([[3., 0.],
+           [0., 3.]])
     """
-    if not callable(f):
-        raise TypeError(f"f must be callable; got {type(f).__name__}")
+    check_callable(f, "f")
     x = as_float_array(x, "x").astype(np.float64)
     eps = check_positive_float(eps, "eps")
     out_shape = np.shape(f(x))
@@ -173,6 +199,12 @@ def dependency_matrix(jacobian: Any) -> np.ndarray:
     ndarray, shape (T, S)
         ``M[t, s] = ‖∂y_t / ∂x_s‖_F``: zero exactly when output ``t`` does not depend on input ``s``
         (to first order).
+
+    Examples
+    --------
+    >>> dependency_matrix(np.ones((2, 3, 2, 4)))  # every block has 12 ones
+    array([[3.46410162, 3.46410162],
+           [3.46410162, 3.46410162]])
     """
     jac = as_float_array(jacobian, "jacobian", ndim=4)
     return np.sqrt((jac**2).sum(axis=(1, 3)))  # (T, S)
@@ -190,6 +222,12 @@ def softmax_jacobian(p: Any) -> np.ndarray:
     -------
     ndarray, shape (..., n, n)
         ``J[..., i, j] = ∂p_i / ∂z_j = p_i (δ_ij - p_j)``.
+
+    Examples
+    --------
+    >>> softmax_jacobian([0.5, 0.5])
+    array([[ 0.25, -0.25],
+           [-0.25,  0.25]])
     """
     p = as_float_array(p, "p", ndim_min=1)
     if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
@@ -203,6 +241,11 @@ def rnn_param_count(input_size: int, hidden_size: int, bias: bool = True) -> int
     """Number of parameters of a tanh RNN layer (PyTorch layout: two bias vectors).
 
     ``H·D + H·H (+ 2H)``; it does not depend on the sequence length.
+
+    Examples
+    --------
+    >>> rnn_param_count(3, 4)  # 4*3 + 4*4 + 2*4
+    36
     """
     d = check_positive_int(input_size, "input_size")
     h = check_positive_int(hidden_size, "hidden_size")
@@ -213,6 +256,11 @@ def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
     """Number of parameters of a multi-head attention layer of width ``E``: ``4E² (+ 4E)``.
 
     Independent of the number of heads (they split ``E``) and of the sequence length.
+
+    Examples
+    --------
+    >>> self_attention_param_count(8)  # 4 * 64 + 4 * 8
+    288
     """
     e = check_positive_int(embed_dim, "embed_dim")
     return 4 * e * e + (4 * e if bias else 0)
@@ -223,6 +271,11 @@ def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
 
     A product of an (m, k) and a (k, n) matrix counts ``m·k·n`` multiply-adds; biases and tanh
     are not counted.
+
+    Examples
+    --------
+    >>> rnn_multiply_adds(10, 3, 4)  # 10 * (12 + 16)
+    280
     """
     t = check_positive_int(seq_len, "seq_len")
     d = check_positive_int(input_size, "input_size")
@@ -236,6 +289,11 @@ def self_attention_multiply_adds(seq_len: int, embed_dim: int) -> int:
     Three input projections (``3 T E²``), the scores ``Q Kᵀ`` (``T² E`` summed over heads), the
     weighted values (``T² E``) and the output projection (``T E²``); softmax and biases are not
     counted. The number of heads does not change the count.
+
+    Examples
+    --------
+    >>> self_attention_multiply_adds(10, 4)  # 4 * 10 * 16 + 2 * 100 * 4
+    1440
     """
     t = check_positive_int(seq_len, "seq_len")
     e = check_positive_int(embed_dim, "embed_dim")

@@ -16,31 +16,41 @@ leading axes are a batch. The signature truncated at ``depth`` is returned flat,
 This is the convention of iisignature, pysiglib and signatory (``signature(path, depth)`` here equals
 ``iisignature.sig(path, depth)``).
 
-Two implementations are kept: :func:`signature_reference`, a plain loop over segments that
-multiplies segment exponentials with Chen's identity level by level (obviously correct, slow), and
-:func:`signature`, which computes the same numbers fast and is tested against the reference to
+One function computes signatures, :func:`signature`, and its ``method`` keyword chooses the
+algorithm: ``"reference"`` multiplies segment exponentials with Chen's identity level by level
+(obviously correct, slow), the others compute the same numbers fast and are tested against it to
 1e-12.
 
-Backends of the fast path
--------------------------
-:func:`signature` uses a compiled kernel (``attnsig._signature_numba``, one Horner update of the
-running signature per segment, single-threaded) when `numba <https://numba.pydata.org>`_ is
-installed (``pip install attnsig[fast]``), and otherwise the pure-NumPy methods below; both give the
-reference's numbers up to rounding. numba is imported at the first call of :func:`signature`, not
+The recurrence
+--------------
+Every fast method runs one update of the running signature ``S`` per straight segment with
+increment ``D``, Chen's identity with the segment exponential ``exp(D) = sum_j D^{(x)j} / j!``
+evaluated by Horner's rule, level ``k`` from the top down (each level reads the old lower ones):
+
+    S_k <- S_k + (S_{k-1} + (S_{k-2} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D.
+
+The compiled kernels and ``_signature_by_segments`` implement exactly this line; the
+meet-in-the-middle method sums the same terms grouped differently.
+
+Methods
+-------
+``method="auto"`` uses the compiled kernel (``attnsig._signature_numba``, the recurrence above,
+single-threaded) when `numba <https://numba.pydata.org>`_ is installed (``pip install
+attnsig[fast]``), and otherwise one of the pure-NumPy methods below; all give the reference's
+numbers up to rounding. ``method=`` selects one explicitly (tests and benchmarks do). numba is imported at the first call of :func:`signature`, not
 with the package; the first call on a machine compiles the kernels (a few seconds) and caches the
 machine code, later processes load it from the cache. Set the environment variable
-``ATTNSIG_DISABLE_NUMBA=1`` to force the NumPy methods (it is read at every call).
+``ATTNSIG_DISABLE_NUMBA=1`` to make ``"auto"`` use the NumPy methods (it is read at every call).
 
 How the NumPy fallback works
 ----------------------------
 Pure NumPy, so the aim is few Python-level operations on large arrays. Two methods, chosen by shape
-in :func:`signature` (see ``benchmarks/bench_signature.py`` for the measurements behind the choice):
+by ``"auto"`` (see ``benchmarks/bench_signature.py`` for the measurements behind the choice):
 
-* ``_signature_by_segments``, for a wide batch of short paths: one Horner update of the running
-  signature per segment, ``S_k <- S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D``,
-  on letter-major arrays ``(d**k, B)`` with the batch innermost; the Python loop runs once per
-  segment for the whole batch, and memory is a few signatures per path.
-* ``_signature_meet_in_middle``, for a few long paths: the words of each level are split at
+* ``"horner"`` (``_signature_by_segments``), for a wide batch of short paths: the recurrence
+  above on letter-major arrays ``(d**k, B)`` with the batch innermost; the Python loop runs once
+  per segment for the whole batch, and memory is a few signatures per path.
+* ``"meet-in-the-middle"`` (``_signature_meet_in_middle``), for a few long paths: the words of each level are split at
   their ``q``-th letter (``q`` about half the depth); prefix and suffix trajectories of level below
   ``q`` and ``depth - q`` are cumulative sums over the segments, and all levels above ``q`` come
   from one matrix product per path of "left" and "right" factors. The Python overhead does not grow
@@ -58,11 +68,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from attnsig._validation import as_float_array, check_positive_int
+from attnsig._validation import (
+    as_float_array,
+    check_choice,
+    check_int,
+    check_positive_int,
+    check_sequence,
+)
 
 __all__ = [
+    "METHODS",
     "signature",
-    "signature_reference",
     "signature_dim",
     "words",
     "word_index",
@@ -72,6 +88,9 @@ __all__ = [
     "levy_area_matrix",
     "time_augment",
 ]
+
+#: The algorithms of :func:`signature` (its ``method`` keyword).
+METHODS = ("auto", "reference", "compiled", "horner", "meet-in-the-middle")
 
 # Compiled backend: the kernel module once imported, False if numba is missing (see _compiled_kernels).
 _COMPILED: ModuleType | None | bool = None
@@ -143,6 +162,11 @@ def signature_dim(d: int, depth: int) -> int:
         Dimension of the path, ``d >= 1``.
     depth : int
         Truncation level, ``depth >= 1``.
+
+    Examples
+    --------
+    >>> signature_dim(2, 3)  # 2 + 4 + 8
+    14
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -162,6 +186,11 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
     list of tuple of int
         ``words(d, depth)[i]`` is the word whose signature entry is ``signature(path, depth)[..., i]``;
         the list has ``signature_dim(d, depth)`` entries.
+
+    Examples
+    --------
+    >>> words(2, 2)
+    [(0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)]
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -180,16 +209,18 @@ def word_index(word: Sequence[int], d: int) -> int:
         If ``word`` is not a sequence of integers.
     ValueError
         If ``word`` is empty (level 0 is not stored) or a letter is outside ``0..d-1``.
+
+    Examples
+    --------
+    >>> word_index((1, 0), 2)
+    4
     """
     d = _check_dim(d)
-    if isinstance(word, (str, bytes)) or not isinstance(word, Sequence) and not isinstance(word, np.ndarray):
-        raise TypeError(f"word must be a sequence of integer letters; got {word!r}")
-    letters = list(word)
+    letters = check_sequence(word, "word", "a sequence of integer letters")
     if not letters:
         raise ValueError("word must have at least one letter (level 0 is not stored); got an empty word")
-    for letter in letters:
-        if isinstance(letter, (bool, np.bool_)) or not isinstance(letter, (int, np.integer)):
-            raise TypeError(f"word must hold integer letters; got {letter!r} in {word!r}")
+    for i, letter in enumerate(letters):
+        check_int(letter, f"word[{i}] (a letter)")
         if not 0 <= letter < d:
             raise ValueError(f"word letters must be in 0..{d - 1} for d = {d}; got {letter} in {tuple(word)!r}")
     position = 0
@@ -211,6 +242,15 @@ def levels(sig: Any, d: int, depth: int) -> list[np.ndarray]:
     list of ndarray
         ``depth`` arrays (views) of shapes ``(..., d)``, ``(..., d, d)``, ..., ``(..., d, ..., d)``;
         ``levels(sig, d, depth)[k - 1][..., i_1, ..., i_k]`` is the entry of the word ``(i_1, ..., i_k)``.
+
+    Examples
+    --------
+    >>> first, second = levels(np.arange(6.0), 2, 2)
+    >>> first
+    array([0., 1.])
+    >>> second
+    array([[2., 3.],
+           [4., 5.]])
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -276,6 +316,13 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (broadcast batch, signature_dim(d, depth))
+
+    Examples
+    --------
+    >>> a = signature([[0.0, 0.0], [1.0, 0.0]], 2)
+    >>> b = signature([[1.0, 0.0], [1.0, 1.0]], 2)
+    >>> np.allclose(chen(a, b, 2, 2), signature([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]], 2))
+    True
     """
     d = _check_dim(d)
     depth = _check_depth(depth)
@@ -295,96 +342,135 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
 # Signatures
 # --------------------------------------------------------------------------------------------------
 
-def signature_reference(path: Any, depth: int) -> np.ndarray:
-    """Signature by the textbook method: multiply segment exponentials one by one (Chen).
-
-    Slow (a Python loop over segments) but plainly correct; :func:`signature` is tested against it.
-
-    Parameters
-    ----------
-    path : array_like, shape (..., L, d)
-    depth : int
-
-    Returns
-    -------
-    ndarray, shape (..., signature_dim(d, depth)), float64
-    """
-    x = _as_path(path)
-    depth = _check_depth(depth)
-    d = x.shape[-1]
-    batch = x.shape[:-2]
-    increments = np.diff(x, axis=-2)  # (..., L-1, d)
-    running = [np.zeros(batch + (d**k,)) for k in range(1, depth + 1)]  # signature of a point: zero
-    for n in range(increments.shape[-2]):
-        running = _chen_flat(running, _segment_exponential(increments[..., n, :], depth))
-    return np.concatenate(running, axis=-1)
-
-
-def signature(path: Any, depth: int) -> np.ndarray:
+def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
     """Truncated signature of a piecewise-linear path (or a batch of them).
 
     Parameters
     ----------
     path : array_like, shape (..., L, d)
-        ``L >= 1`` points in ``R^d`` joined by straight segments; leading axes are a batch. A single
-        point is a constant path: its signature is zero (level 0 is left out).
+        ``L >= 1`` points in ``R^d`` joined by straight segments; leading axes are a batch.
+        A single point is a constant path: its signature is zero (level 0 is left out).
     depth : int
         Truncation level, ``depth >= 1``.
+    method : {"auto", "reference", "compiled", "horner", "meet-in-the-middle"}
+        The algorithm; all give the same numbers up to rounding (tested to 1e-12):
+
+        * ``"reference"``: the definition at work: multiply the segment exponentials one by
+          one with Chen's identity, level by level. Plainly correct, slow: read this one.
+        * ``"compiled"``: the numba kernels of ``attnsig._signature_numba`` (one Horner
+          update of the running signature per segment, SIMD across paths); needs numba.
+        * ``"horner"``: the same update in NumPy, vectorised over a wide batch of paths.
+        * ``"meet-in-the-middle"``: NumPy, for a few long paths (whole-path array
+          operations and one matrix product per path).
+        * ``"auto"`` (default): ``"compiled"`` when numba is installed (and the environment
+          variable ``ATTNSIG_DISABLE_NUMBA`` is not ``1``); otherwise ``"horner"`` for a wide
+          batch of short paths and ``"meet-in-the-middle"`` for the rest.
+
+        A textbook package carries the reference (to read), one fast path for real work
+        (the compiled kernel) and one pure-NumPy path that works wherever NumPy does; the
+        second NumPy method stays because without numba long paths would otherwise be
+        orders of magnitude slower (see ``benchmarks/bench_signature.py``).
 
     Returns
     -------
     ndarray, shape (..., signature_dim(d, depth)), float64
-        Levels 1..depth, words in lexicographic order within a level, first letter = earliest time
-        (see :func:`words`, :func:`word_index`, :func:`levels`). Equal to
-        :func:`signature_reference` up to rounding.
+        Levels 1..depth, words in lexicographic order within a level, first letter =
+        earliest time (see :func:`words`, :func:`word_index`, :func:`levels`).
 
     Raises
     ------
     TypeError
         If ``path`` is not real-valued or ``depth`` is not an integer (``bool`` included).
     ValueError
-        If ``path`` has fewer than two axes, no points (``L = 0``), ``d = 0``, or a NaN/inf entry,
-        or if ``depth < 1``.
+        If ``path`` has fewer than two axes, no points (``L = 0``), ``d = 0``, or a
+        NaN/inf entry, if ``depth < 1``, if ``method`` is unknown, or if
+        ``method="compiled"`` is asked for without numba.
 
-    Notes
-    -----
-    With numba installed (and ``ATTNSIG_DISABLE_NUMBA`` not set to ``1``) a compiled kernel does
-    the work; see the module docstring. Otherwise the NumPy algorithm is chosen by shape (both give
-    the reference's numbers up to rounding): a wide batch of short paths uses
-    ``_signature_by_segments`` (one vectorised Horner update per segment, the batch innermost);
-    otherwise ``_signature_meet_in_middle`` (whole-path array
-    operations and one matrix product), whose Python overhead does not grow with the path length.
+    Examples
+    --------
+    >>> square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]
+    >>> signature(square, 2).round(12)  # S1, S2, S11, S12, S21, S22
+    array([ 0.,  0.,  0.,  1., -1.,  0.])
+    >>> np.allclose(signature(square, 3), signature(square, 3, method="reference"))
+    True
     """
     x = _as_path(path)
     depth = _check_depth(depth)
+    method = check_choice(method, "method", METHODS)
     *batch_shape, length, d = x.shape
     batch = int(np.prod(batch_shape, dtype=np.int64))
     dim = signature_dim(d, depth)
     if length == 1 or batch == 0:
         return np.zeros(tuple(batch_shape) + (dim,))
+    if method == "reference":
+        return _signature_reference(x, depth)
     flat_paths = x.reshape(batch, length, d)  # (B, L, d)
-    kernels = _compiled_kernels()
-    if kernels is not None:
-        out = _signature_compiled(kernels, flat_paths, depth)  # (B, D)
-        return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+    if method in ("auto", "compiled"):
+        kernels = _compiled_kernels(forced=method == "compiled")
+        if kernels is not None:
+            out = _signature_compiled(kernels, flat_paths, depth)  # (B, D)
+            return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+        if method == "compiled":
+            raise ValueError(
+                "method='compiled' needs numba (pip install attnsig[fast]); "
+                "use method='auto' to fall back to NumPy"
+            )
+        method = _numpy_method(batch, length, d, depth)
+    if method == "horner":
+        out = _signature_horner(flat_paths, depth)
+    else:
+        out = _signature_meet_in_middle_batch(flat_paths, depth)
+    return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+
+
+def _signature_reference(x: np.ndarray, depth: int) -> np.ndarray:
+    """The reference: segment exponentials multiplied one by one (Chen), level by level."""
+    d = x.shape[-1]
+    batch = x.shape[:-2]
+    increments = np.diff(x, axis=-2)  # (..., L-1, d)
+    # the signature of a point is zero
+    running = [np.zeros(batch + (d**k,)) for k in range(1, depth + 1)]
+    for n in range(increments.shape[-2]):
+        running = _chen_flat(running, _segment_exponential(increments[..., n, :], depth))
+    return np.concatenate(running, axis=-1)
+
+
+def _numpy_method(batch: int, length: int, d: int, depth: int) -> str:
+    """The NumPy algorithm ``"auto"`` picks for this shape (measured, see the constants)."""
     per_path = _meet_in_middle_entries(d, depth, length - 1)
     wide_and_short = batch >= _MIN_BATCH_FOR_SEGMENTS and length - 1 <= _MAX_SEGMENTS_FOR_LOOP
     if wide_and_short or per_path > _MAX_MEET_IN_MIDDLE_ENTRIES:
-        out = np.empty((batch, dim))
-        chunk = max(1, _SEGMENT_CHUNK_ENTRIES // d**depth)
-        for start in range(0, batch, chunk):
-            stop = min(batch, start + chunk)
-            increments = np.ascontiguousarray(
-                np.diff(flat_paths[start:stop], axis=1).transpose(1, 2, 0))  # (N, d, B_chunk)
-            out[start:stop] = _signature_by_segments(increments, depth).T  # (B_chunk, D)
-    else:
-        out = np.empty((batch, dim))
-        chunk = max(1, _MEET_IN_MIDDLE_CHUNK_ENTRIES // per_path)
-        for start in range(0, batch, chunk):
-            stop = min(batch, start + chunk)
-            points = np.ascontiguousarray(flat_paths[start:stop].transpose(2, 0, 1))  # (d, B_chunk, L)
-            out[start:stop] = _signature_meet_in_middle(points, depth).T  # (B_chunk, D)
-    return out.reshape(tuple(batch_shape) + (dim,))  # (..., D)
+        return "horner"
+    return "meet-in-the-middle"
+
+
+def _signature_horner(flat_paths: np.ndarray, depth: int) -> np.ndarray:
+    """Signatures (B, D) of paths (B, L, d) by the Horner update, in cache-sized chunks."""
+    batch, _, d = flat_paths.shape
+    out = np.empty((batch, signature_dim(d, depth)))
+    chunk = max(1, _SEGMENT_CHUNK_ENTRIES // d**depth)
+    for start in range(0, batch, chunk):
+        stop = min(batch, start + chunk)
+        increments = np.ascontiguousarray(
+            np.diff(flat_paths[start:stop], axis=1).transpose(1, 2, 0)
+        )  # (N, d, B_chunk)
+        out[start:stop] = _signature_by_segments(increments, depth).T  # (B_chunk, D)
+    return out
+
+
+def _signature_meet_in_middle_batch(flat_paths: np.ndarray, depth: int) -> np.ndarray:
+    """Signatures (B, D) of paths (B, L, d) by meet-in-the-middle, in cache-sized chunks."""
+    batch, length, d = flat_paths.shape
+    out = np.empty((batch, signature_dim(d, depth)))
+    per_path = _meet_in_middle_entries(d, depth, length - 1)
+    chunk = max(1, _MEET_IN_MIDDLE_CHUNK_ENTRIES // per_path)
+    for start in range(0, batch, chunk):
+        stop = min(batch, start + chunk)
+        points = np.ascontiguousarray(
+            flat_paths[start:stop].transpose(2, 0, 1)
+        )  # (d, B_chunk, L)
+        out[start:stop] = _signature_meet_in_middle(points, depth).T  # (B_chunk, D)
+    return out
 
 
 def _numba_disabled() -> bool:
@@ -392,14 +478,16 @@ def _numba_disabled() -> bool:
     return os.environ.get("ATTNSIG_DISABLE_NUMBA", "").strip() not in ("", "0")
 
 
-def _compiled_kernels() -> ModuleType | None:
+def _compiled_kernels(forced: bool = False) -> ModuleType | None:
     """The numba kernel module, or None if numba is not installed or is disabled.
+
+    ``forced`` (``method="compiled"``) ignores ``ATTNSIG_DISABLE_NUMBA``.
 
     Imported on first use rather than with the package, because importing numba takes a few tenths
     of a second that a notebook which never computes a signature should not pay.
     """
     global _COMPILED
-    if _numba_disabled():
+    if _numba_disabled() and not forced:
         return None
     if _COMPILED is None:
         try:
@@ -436,14 +524,9 @@ def _signature_compiled(kernels: ModuleType, paths: np.ndarray, depth: int) -> n
 
 
 def _signature_by_segments(increments: np.ndarray, depth: int) -> np.ndarray:
-    """Signature by one vectorised Horner update of the running signature per segment.
+    """Signature by the recurrence of the module docstring, vectorised over a batch of paths.
 
-    With the running signature ``S`` and the segment increment ``D``, level ``k`` becomes
-
-        S_k + (S_{k-1} + (S_{k-2} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D,
-
-    which is ``sum_j S_{k-j} (x) D^{(x)j} / j!`` (Chen with the segment exponential) evaluated by
-    Horner's rule; levels are updated from the top down, so each reads the old lower levels. Every
+    One Horner update of the running signature per segment, levels from the top down. Every
     array is letter-major with the batch innermost, so a tensor product with ``D`` is a broadcast
     multiply over rows of length ``B``, and the Python loop runs once per segment, not per path.
 
@@ -631,6 +714,12 @@ def levy_area_matrix(path: Any) -> np.ndarray:
     ndarray, shape (..., d, d)
         Antisymmetric; ``A_ij`` is the signed area enclosed by the projection of the path on the
         coordinates ``(i, j)`` and the chord back to its start.
+
+    Examples
+    --------
+    >>> levy_area_matrix([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    array([[ 0.,  1.],
+           [-1.,  0.]])
     """
     x = _as_path(path)
     d = x.shape[-1]
@@ -650,6 +739,11 @@ def levy_area(path: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (...)
+
+    Examples
+    --------
+    >>> float(levy_area([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]))
+    1.0
     """
     x = _as_path(path)
     if x.shape[-1] != 2:
@@ -671,6 +765,13 @@ def time_augment(path: Any, times: Any = None) -> np.ndarray:
     -------
     ndarray, shape (..., L, d + 1)
         Channel 0 is time, channels ``1..d`` are the path.
+
+    Examples
+    --------
+    >>> time_augment([[5.0], [6.0], [8.0]])
+    array([[0. , 5. ],
+           [0.5, 6. ],
+           [1. , 8. ]])
     """
     x = _as_path(path)
     length = x.shape[-2]

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_bool_array, check_positive_int
-from .attention import causal_mask, merge_heads, softmax, split_heads
+from ._validation import as_float_array, check_positive_int, check_rng
+from .attention import _allowed, _attend, merge_heads, split_heads
 
 __all__ = [
     "dense_synthesizer_logits",
@@ -36,11 +36,6 @@ __all__ = [
     "random_synthesizer_attention",
     "DenseSynthesizer",
 ]
-
-
-def _check_last(arr: np.ndarray, size: int, name: str, expected: str) -> None:
-    if arr.shape[-1] != size:
-        raise ValueError(f"{name} must have shape {expected}; got {arr.shape}")
 
 
 def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.ndarray:
@@ -61,6 +56,13 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     -------
     ndarray, shape (..., T, T)
         Row ``i`` depends on ``x[..., i, :]`` only.
+
+    Examples
+    --------
+    >>> x = np.ones((2, 3))  # (T, E)
+    >>> logits = dense_synthesizer_logits(x, np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5))
+    >>> logits.shape  # (T, T): the first T of L = 5 positions
+    (2, 2)
     """
     x = as_float_array(x, "x", ndim_min=2)
     a = as_float_array(a, "a", ndim=2)
@@ -71,7 +73,8 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     if a.shape[0] != e:
         raise ValueError(f"a must have shape (E, F) with E={e} the width of x {x.shape}; got {a.shape}")
     f = a.shape[1]
-    _check_last(b1, f, "b1", f"(F,) = ({f},)")
+    if b1.shape != (f,):
+        raise ValueError(f"b1 must have shape (F,) = ({f},); got {b1.shape}")
     if b.shape[0] != f:
         raise ValueError(f"b must have shape (F, L) with F={f} the width of a {a.shape}; got {b.shape}")
     max_len = b.shape[1]
@@ -105,6 +108,16 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     weights : ndarray, shape (..., T, T)
         Rows sum to one; a row with every position masked is zero (as in
         :func:`attnsig.attention.softmax`).
+
+    Examples
+    --------
+    >>> out, w = synthesizer_attention(np.zeros((2, 2)), [[1.0], [3.0]], causal=True)
+    >>> w
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> out
+    array([[1.],
+           [2.]])
     """
     logits = as_float_array(logits, "logits", ndim_min=2)
     values = as_float_array(values, "values", ndim_min=2)
@@ -114,20 +127,13 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     if values.shape[-2] != t:
         raise ValueError(f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
                          f"got {values.shape}")
-    allowed = None
-    if mask is not None:
-        allowed = check_bool_array(mask, "mask")
-        try:
-            np.broadcast_shapes(allowed.shape, logits.shape)
-        except ValueError:
-            raise ValueError(f"mask of shape {allowed.shape} does not broadcast to the logits' "
-                             f"shape {logits.shape}") from None
-    if causal:
-        allowed = causal_mask(t) if allowed is None else allowed & causal_mask(t)
-    if allowed is not None:
-        logits = np.where(allowed, logits, -np.inf)
-    weights = softmax(logits, axis=-1)  # (..., T, T)
-    return weights @ values, weights
+    try:
+        batch = np.broadcast_shapes(logits.shape[:-2], values.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the batch axes of logits {logits.shape} and values {values.shape} "
+                         "do not broadcast") from None
+    allowed = _allowed(mask, causal, batch, t, t)
+    return _attend(logits, allowed, values)  # the one masked-softmax step of the package
 
 
 def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_weight: Any, *,
@@ -148,6 +154,15 @@ def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (..., T, T)
+
+    Examples
+    --------
+    >>> x = np.eye(2)  # (T, E)
+    >>> out, w = dense_synthesizer_attention(x, np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)),
+    ...                                      np.zeros(2), np.eye(2))
+    >>> w  # zero logits: uniform weights
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
@@ -175,6 +190,14 @@ def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (T, T) broadcast to (..., T, T)
+
+    Examples
+    --------
+    >>> logits = np.zeros((3, 3))  # R, of shape (L, L)
+    >>> out, w = random_synthesizer_attention(np.eye(2), logits, np.eye(2), causal=True)
+    >>> w  # the top-left (T, T) block of R, whatever x is
+    array([[1. , 0. ],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     logits = as_float_array(logits, "logits", ndim=2)
@@ -222,6 +245,13 @@ class DenseSynthesizer:
     value_bias : ndarray, shape (E,)
     out_proj_weight : ndarray, shape (E, E)
     out_proj_bias : ndarray, shape (E,)
+
+    Examples
+    --------
+    >>> layer = DenseSynthesizer(embed_dim=4, num_heads=2, max_len=5, rng=0)
+    >>> out, weights = layer(np.ones((3, 4)), causal=True)
+    >>> out.shape, weights.shape
+    ((3, 4), (2, 3, 3))
     """
 
     def __init__(self, embed_dim: int, num_heads: int, max_len: int, *,
@@ -231,11 +261,7 @@ class DenseSynthesizer:
         self.max_len = check_positive_int(max_len, "max_len")
         if self.embed_dim % self.num_heads:
             raise ValueError(f"num_heads={num_heads} must divide embed_dim={embed_dim}")
-        if rng is None or isinstance(rng, (int, np.integer)):
-            rng = np.random.default_rng(rng)
-        elif not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; "
-                            f"got {type(rng).__name__}")
+        rng = check_rng(rng, seed_ok=True)
         e, h, hs, length = self.embed_dim, self.num_heads, self.head_dim, self.max_len
         bound = 1.0 / math.sqrt(e)  # nn.Linear's default uniform range
         self.w1_weight = rng.uniform(-bound, bound, size=(e, e))
@@ -255,7 +281,8 @@ class DenseSynthesizer:
     def logits(self, x: Any) -> np.ndarray:
         """Synthesized logits of every head: (..., T, E) -> (..., H, T, T)."""
         x = as_float_array(x, "x", ndim_min=2)
-        _check_last(x, self.embed_dim, "x", f"(..., T, E={self.embed_dim})")
+        if x.shape[-1] != self.embed_dim:
+            raise ValueError(f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}")
         t = x.shape[-2]
         if t > self.max_len:
             raise ValueError(f"x has T={t} positions; this layer accepts at most max_len={self.max_len}")
@@ -283,7 +310,9 @@ class DenseSynthesizer:
         logits = self.logits(x)  # (..., H, T, T)
         values = split_heads(x @ self.value_weight.T + self.value_bias, self.num_heads)  # (..., H, T, hs)
         if mask is not None:
-            mask = check_bool_array(mask, "mask")[..., None, :, :]  # (..., 1, T, T): same for every head
+            mask = np.asarray(mask)
+            if mask.ndim >= 2:
+                mask = mask[..., None, :, :]  # (..., 1, T, T): the same for every head
         heads, weights = synthesizer_attention(logits, values, mask, causal=causal)
         out = merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias  # (..., T, E)
         return out, weights
