@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks build-check student student-check venv clean
+.PHONY: book test unit doctest lint notebooks student venv clean
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going

@@ -1,4 +1,5 @@
-"""Tests of attnsig.bounds: query constructions, closed-form minimal lengths, adversarial key sets."""
+"""Tests of attnsig.bounds: query constructions, closed-form minimal lengths,
+adversarial key sets."""
 
 import math
 
@@ -13,9 +14,11 @@ from attnsig.heads import attention_weights
 EPS = st.floats(min_value=1e-4, max_value=0.999)
 
 
-# ----------------------------------------------------------------------------- small hand cases
+# ----------------------------------------------------------------------------- small
+# hand cases
 def test_copy_query_two_keys_by_hand():
-    # k_1 = e_0, k_2 = (1/2, sqrt(3)/2): distance exactly 1.  n = 2, eps = 1/2: t = 2 ln 4.
+    # k_1 = e_0, k_2 = (1/2, sqrt(3)/2): distance exactly 1.  n = 2, eps = 1/2: t = 2 ln
+    # 4.
     keys = np.array([[1.0, 0.0], [0.5, math.sqrt(3) / 2]])
     q = constructions.copy_query(keys, 0, 0.5)
     np.testing.assert_allclose(q, [2 * math.log(4), 0.0], rtol=1e-15)
@@ -28,32 +31,45 @@ def test_average_query_by_hand():
     q = constructions.average_query(keys, (0, 1), 0.5)
     np.testing.assert_allclose(q, math.log(6) * np.array([1.0, 1.0, 0.0]), rtol=1e-15)
     # alpha_1 = 6 / (6 + 6 + 1)
-    np.testing.assert_allclose(attention_weights(q, keys)[:2], [6 / 13, 6 / 13], rtol=1e-14)
+    np.testing.assert_allclose(
+        attention_weights(q, keys)[:2], [6 / 13, 6 / 13], rtol=1e-14
+    )
 
 
 def test_noisy_weights_by_hand():
     # n = 2, eps = 1/2: r = 4; c = 3/2: r^c = 8; alpha = (8/12, 4/12)
-    np.testing.assert_allclose(bounds.noisy_weights(2, 0.5, 1.5), (2 / 3, 1 / 3), rtol=1e-14)
+    np.testing.assert_allclose(
+        bounds.noisy_weights(2, 0.5, 1.5), (2 / 3, 1 / 3), rtol=1e-14
+    )
     # n = 4, eps = 1/2: r = 8; c = 1/2: sqrt 8; denominator sqrt8 + 8 + 2
     s8 = math.sqrt(8)
-    np.testing.assert_allclose(bounds.noisy_weights(4, 0.5, 0.5), (s8 / (s8 + 10), 8 / (s8 + 10)),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        bounds.noisy_weights(4, 0.5, 0.5), (s8 / (s8 + 10), 8 / (s8 + 10)), rtol=1e-14
+    )
 
 
 def test_closed_forms_by_hand():
     assert bounds.copy_worst_case_length(1, 0.3) == 0.0
-    assert bounds.copy_worst_case_length(2, 0.5) == pytest.approx(math.log(2), rel=1e-15)
-    assert bounds.copy_worst_case_length(5, 0.5) == pytest.approx(2 * math.log(8), rel=1e-15)
+    assert bounds.copy_worst_case_length(2, 0.5) == pytest.approx(
+        math.log(2), rel=1e-15
+    )
+    assert bounds.copy_worst_case_length(5, 0.5) == pytest.approx(
+        2 * math.log(8), rel=1e-15
+    )
     assert bounds.average_min_length(2, 0.5) == 0.0
     assert bounds.average_min_length(4, 0.5) == pytest.approx(math.log(4), rel=1e-15)
-    assert bounds.head_scale_needed(5, 0.5, 0.5) == pytest.approx(2 * math.log(8), rel=1e-15)
+    assert bounds.head_scale_needed(5, 0.5, 0.5) == pytest.approx(
+        2 * math.log(8), rel=1e-15
+    )
     assert bounds.head_scale_needed(1, 0.5, 0.5) == 0.0
 
 
 def test_adversarial_keys_geometry():
     keys = keysets.adversarial_copy_keys(7, 4)
     np.testing.assert_allclose(np.linalg.norm(keys, axis=1), 1.0, rtol=1e-14)
-    np.testing.assert_allclose(np.linalg.norm(keys[1:] - keys[0], axis=1), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(
+        np.linalg.norm(keys[1:] - keys[0], axis=1), 1.0, rtol=1e-14
+    )
     # the components orthogonal to k_1 sum to zero
     np.testing.assert_allclose(keys[1:, 1:].sum(axis=0), 0.0, atol=1e-14)
 
@@ -61,12 +77,15 @@ def test_adversarial_keys_geometry():
 def test_two_head_queries_shapes_and_scales():
     u, k2 = np.eye(3)[0], np.eye(3)[1]
     heads = constructions.two_head_queries(u, k2, 3, 0.5)
-    np.testing.assert_allclose(heads, [[2 * math.log(6), 0, 0], [0, math.log(6), 0]], rtol=1e-15)
+    np.testing.assert_allclose(
+        heads, [[2 * math.log(6), 0, 0], [0, math.log(6), 0]], rtol=1e-15
+    )
     sheet = constructions.two_head_queries(u, k2, 3, 0.5, c_min=1.0)
     np.testing.assert_allclose(sheet[0], [math.log(6), 0, 0], rtol=1e-15)
 
 
-# ----------------------------------------------------------------------------- bad input
+# ----------------------------------------------------------------------------- bad
+# input
 @pytest.mark.parametrize("eps", [0.0, 1.0, -0.1, 2.0])
 def test_epsilon_out_of_range(eps):
     with pytest.raises(ValueError, match="epsilon"):
@@ -103,7 +122,9 @@ def test_bad_inputs_raise_with_names():
 def test_adversarial_min_norm_matches_closed_form(n):
     eps = 0.05
     keys = keysets.adversarial_copy_keys(n, 3)
-    norm, q = bounds.min_query_norm(keys, [0], 1 / (1 + eps), x0=constructions.copy_query(keys, 0, eps))
+    norm, q = bounds.min_query_norm(
+        keys, [0], 1 / (1 + eps), x0=constructions.copy_query(keys, 0, eps)
+    )
     assert norm == pytest.approx(bounds.copy_worst_case_length(n, eps), rel=1e-6)
     assert attention_weights(q, keys)[0] >= (1 / (1 + eps)) * (1 - 1e-7)
 
@@ -112,7 +133,9 @@ def test_adversarial_min_norm_matches_closed_form(n):
 def test_average_min_norm_matches_closed_form(n):
     eps = 0.2
     keys = keysets.orthonormal_keys(n, n + 2, np.random.default_rng(n))
-    norm, _ = bounds.min_query_norm(keys, [0, 1], 1 / (2 + eps), x0=constructions.average_query(keys, (0, 1), eps))
+    norm, _ = bounds.min_query_norm(
+        keys, [0, 1], 1 / (2 + eps), x0=constructions.average_query(keys, (0, 1), eps)
+    )
     assert norm == pytest.approx(bounds.average_min_length(n, eps), rel=1e-6, abs=1e-9)
 
 
@@ -133,16 +156,24 @@ def test_noisy_weights_match_direct_computation():
     rng = np.random.default_rng(3)
     for n, eps, c in [(2, 0.9, 0.5), (5, 0.1, 1.5), (40, 0.01, 0.5), (40, 0.01, 1.5)]:
         keys, u = keysets.noisy_key_set(n, c, rng)
-        np.testing.assert_allclose(np.linalg.norm(keys, axis=1), [c] + [1.0] * (n - 1), rtol=1e-12)
-        np.testing.assert_allclose(keys @ keys.T, np.diag([c**2] + [1.0] * (n - 1)), atol=1e-12)
+        np.testing.assert_allclose(
+            np.linalg.norm(keys, axis=1), [c] + [1.0] * (n - 1), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            keys @ keys.T, np.diag([c**2] + [1.0] * (n - 1)), atol=1e-12
+        )
         q = constructions.noisy_average_query(u, keys[1], n, eps)
-        np.testing.assert_allclose(attention_weights(q, keys)[:2], bounds.noisy_weights(n, eps, c),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            attention_weights(q, keys)[:2], bounds.noisy_weights(n, eps, c), rtol=1e-12
+        )
 
 
-# ----------------------------------------------------------------------------- properties
+# -----------------------------------------------------------------------------
+# properties
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), dim=st.integers(2, 6), eps=EPS, seed=st.integers(0, 2**31 - 1))
+@given(
+    n=st.integers(1, 60), dim=st.integers(2, 6), eps=EPS, seed=st.integers(0, 2**31 - 1)
+)
 def test_copy_guarantee_on_random_admissible_keys(n, dim, eps, seed):
     keys = keysets.random_copy_keys(n, dim, np.random.default_rng(seed))
     np.testing.assert_allclose(np.linalg.norm(keys, axis=1), 1.0, rtol=1e-12)

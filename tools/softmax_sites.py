@@ -6,8 +6,8 @@ Usage, from the repository root::
 
 Reads the package's source (nothing is imported or run) and prints
 
-* the softmax arithmetic: every ``exp`` of scores, which must sit in ``attnsig.attention``
-  (``softmax`` and its in-place core ``_softmax_inplace``);
+* the softmax arithmetic: every ``exp`` of scores, which must sit in
+  ``attnsig.attention`` (``softmax`` and its in-place core ``_softmax_inplace``);
 * the places that call that arithmetic to make weights: ``attention._attend`` (the one
   "mask, softmax, weight the values" step) and the fast multi-head kernels of
   ``attnsig._attention_fast``, which run the same in-place core;
@@ -28,16 +28,20 @@ HOME = "attention"  # the module where scores become weights
 FAST = "_attention_fast"  # the fast multi-head path: the same in-place core, by blocks
 SOFTMAX = {"softmax", "_softmax_inplace"}
 STEP = {"_attend", "scaled_dot_product_attention"}
-# Calls of the public softmax outside attention that are closed forms, not attention, and why.
+# Calls of the public softmax outside attention that are closed forms, not attention,
+# and why.
 CLOSED_FORMS = {
-    "bounds.noisy_weights": "the sheet's closed form: softmax of the three distinct scores",
+    "bounds.noisy_weights": "the sheet's closed form: softmax of the three distinct "
+    "scores",
 }
 # Exponentials that are not attention weights, and why.
 OTHER_EXPONENTIALS = {
     "bounds.outside_weight": "closed form of the outside weight, exp(-gap)",
-    "reconstruction.time_moment_terms_from_derivative": "Taylor terms s**k / k! in logarithms",
+    "reconstruction.time_moment_terms_from_derivative": "Taylor terms s**k / k! in "
+    "logarithms",
     "reconstruction.fourier_tail_bound": "the tail x**N / N! of the exponential series",
-    "reconstruction.fourier_coefficients_of_derivative": "Fourier phases exp(-2 pi i n s)",
+    "reconstruction.fourier_coefficients_of_derivative": "Fourier phases exp(-2 pi i "
+    "n s)",
     "reconstruction.increment_from_fourier": "Fourier phases exp(2 pi i n t)",
 }
 
@@ -56,20 +60,29 @@ def _module_name(path: Path) -> str:
 
 def scan() -> dict[str, list[tuple[str, int, str]]]:
     """Calls of interest, as {kind: [(module.function, line, callee)]}."""
-    found: dict[str, list[tuple[str, int, str]]] = {"exp": [], "softmax": [], "step": []}
+    found: dict[str, list[tuple[str, int, str]]] = {
+        "exp": [],
+        "softmax": [],
+        "step": [],
+    }
     for path in sorted(SRC.rglob("*.py")):
         module = _module_name(path)
         tree = ast.parse(path.read_text(), filename=str(path))
 
         def visit(node: ast.AST, where: str, module: str = module) -> None:
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(
+                    child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                ):
                     inner = child.name if where == module else f"{where}.{child.name}"
                     visit(child, inner)
                     continue
                 if isinstance(child, ast.Call):
                     name = _name(child.func)
-                    site = (f"{module}.{where}" if where != module else module, child.lineno)
+                    site = (
+                        f"{module}.{where}" if where != module else module,
+                        child.lineno,
+                    )
                     if name == "exp":
                         found["exp"].append((*site, name))
                     elif name in SOFTMAX:
@@ -97,10 +110,16 @@ def main() -> int:
             closed.append((site, line))
             continue
         ok = module in (HOME, FAST)
-        print(f"  {site}  (line {line}) -> {callee}{'' if ok else '   <-- outside attention'}")
+        print(
+            f"  {site}  (line {line}) -> "
+            f"{callee}{'' if ok else '   <-- outside attention'}"
+        )
         if not ok:
             problems.append(f"{site} computes softmax weights itself (line {line})")
-    print("\nWho reaches the weights through attention.scaled_dot_product_attention / _attend:")
+    print(
+        "\nWho reaches the weights through attention.scaled_dot_product_attention / "
+        "_attend:"
+    )
     for site, line, callee in found["step"]:
         print(f"  {site}  (line {line}) -> {callee}")
     print("\nClosed forms that call attention.softmax (not attention):")
@@ -112,17 +131,25 @@ def main() -> int:
             continue
         function = ".".join(site.split(".")[:2])
         reason = OTHER_EXPONENTIALS.get(function)
-        print(f"  {site}  (line {line}): {reason or 'UNEXPLAINED: a hand-written softmax?'}")
+        print(
+            f"  {site}  (line {line}): "
+            f"{reason or 'UNEXPLAINED: a hand-written softmax?'}"
+        )
         if reason is None:
-            problems.append(f"{site} takes an exponential (line {line}); a softmax belongs in "
-                            "attnsig.attention, other exponentials in OTHER_EXPONENTIALS")
+            problems.append(
+                f"{site} takes an exponential (line {line}); a softmax belongs in "
+                "attnsig.attention, other exponentials in OTHER_EXPONENTIALS"
+            )
     homes = {s[0].split(".")[0] for s in found["softmax"] if s[0] not in CLOSED_FORMS}
     homes |= {s[0].split(".")[0] for s in arithmetic}
     print(f"\nModules holding softmax weights: {sorted(homes)}")
     if problems:
         print("\nNOT ONE PLACE:\n  " + "\n  ".join(problems))
         return 1
-    print("One place: attnsig.attention (its fast multi-head kernels share the in-place core).")
+    print(
+        "One place: attnsig.attention (its fast multi-head kernels share the in-place "
+        "core)."
+    )
     return 0
 
 

@@ -1,15 +1,15 @@
 """The fast path of :class:`attnsig.attention.MultiHeadAttention` (private).
 
-It computes what ``MultiHeadAttention._readable_forward`` computes, with fewer passes over
-memory, and is tested against it to 1e-12 in float64:
+It computes what ``MultiHeadAttention._readable_forward`` computes, with fewer passes
+over memory, and is tested against it to 1e-12 in float64:
 
-* the projections are fused: one ``(..., T, E) x (E, 3E)`` product for self-attention, one
-  ``(E, 2E)`` product when keys and values come from the same memory;
+* the projections are fused: one ``(..., T, E) x (E, 3E)`` product for self-attention,
+  one ``(E, 2E)`` product when keys and values come from the same memory;
 * the scores are masked and normalised in place by ``attention._softmax_inplace`` (the
   arithmetic of :func:`attnsig.attention.softmax`, without its copies);
 * for small ``T * S`` all heads and batch entries are processed at once; above
-  ``_STACKED_BELOW`` scores per head, one head at a time by blocks of query rows that fit
-  in the cache, and a causal block multiplies only the keys it may see;
+  ``_STACKED_BELOW`` scores per head, one head at a time by blocks of query rows that
+  fit in the cache, and a causal block multiplies only the keys it may see;
 * no validation passes on internal arrays.
 
 When the computation meets something unusual (a projection or a score that overflowed,
@@ -26,7 +26,8 @@ import numpy as np
 from .attention import _softmax_inplace, split_heads
 
 #: Below this many scores per head (T * S) all heads and batch entries are processed at
-#: once (per-slice Python overhead would dominate); above it, one head at a time, by blocks
+# : once (per-slice Python overhead would dominate); above it, one head at a time, by
+# blocks
 #: of queries, so that the block of scores being normalised stays in the CPU cache.
 _STACKED_BELOW = 128 * 128
 #: Scores per block of queries in the blocked path (about 256 KiB in float32).
@@ -46,8 +47,10 @@ def forward(mha, query, key, value, mask, causal: bool):
     # handed to the readable path, which then emits its own warnings once.
     with np.errstate(all="ignore"):
         q, k, v, computed = _in_projections(mha, query, key, value)
-        # One sum per array replaces the NaN and inf scans: a NaN or an infinity anywhere
-        # makes the sum non-finite (a finite overflow of the sum merely sends a valid call
+        # One sum per array replaces the NaN and inf scans: a NaN or an infinity
+        # anywhere
+        # makes the sum non-finite (a finite overflow of the sum merely sends a valid
+        # call
         # to the readable path).
         finite = all(np.isfinite(np.sum(a)) for a in computed)
         if finite:
@@ -67,8 +70,14 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
     heads = np.empty(
         batch + (t, mha.embed_dim), np.result_type(dtype, v.dtype)
     )  # (..., T, E)
-    q4, k4, v4 = split_heads(q, h), split_heads(k, h), split_heads(v, h)  # (..., H, *, hs)
-    heads4 = split_heads(heads, h)  # (..., H, T, hs): a view, heads are written in place
+    q4, k4, v4 = (
+        split_heads(q, h),
+        split_heads(k, h),
+        split_heads(v, h),
+    )  # (..., H, *, hs)
+    heads4 = split_heads(
+        heads, h
+    )  # (..., H, T, hs): a view, heads are written in place
     if t * s < _STACKED_BELOW:
         ok = _attend_stacked(q4, k4, v4, forbidden, causal, scale, weights, heads4)
     else:
@@ -104,27 +113,32 @@ def _in_projections(mha, query, key, value):
 def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
     """``x @ weight.T + bias`` as one matrix product, the bias added in place."""
     if x.flags.c_contiguous and x.ndim > 2:
-        flat = x.reshape(-1, x.shape[-1])  # (N, in): one large product, not one per batch
+        flat = x.reshape(
+            -1, x.shape[-1]
+        )  # (N, in): one large product, not one per batch
         out = (flat @ weight.T).reshape(*x.shape[:-1], weight.shape[0])  # (..., out)
     else:
         out = x @ weight.T  # (..., out)
     if bias is not None:
         if np.result_type(out, bias) == out.dtype:
             out += bias
-        else:  # a wider bias (float64 on float32 products) promotes, as `out + bias` does
+        # a wider bias (float64 on float32 products) promotes, as `out + bias` does
+        else:
             out = out + bias
     return out
 
 
 def _causal_bias(rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
-    """Additive causal mask (rows, cols): 0 where column <= row, -inf above the diagonal."""
+    """Additive causal mask (rows, cols): 0 where column <= row, -inf above the
+    diagonal."""
     bias = np.zeros((rows, cols), dtype)
     bias[~np.tri(rows, cols, dtype=bool)] = -np.inf
     return bias
 
 
 def _attend_stacked(q4, k4, v4, forbidden, causal, scale, weights, heads4) -> bool:
-    """All heads and batch entries at once (small T * S); writes ``weights``, ``heads4``."""
+    """All heads and batch entries at once (small T * S); writes ``weights``,
+    ``heads4``."""
     np.matmul(q4, np.swapaxes(k4, -1, -2), out=weights)  # (..., H, T, S)
     weights *= scale
     t, s = weights.shape[-2:]
@@ -144,10 +158,10 @@ def _attend_by_blocks(
 ) -> bool:
     """One head at a time, by blocks of query rows (large T * S).
 
-    With ``causal``, a block of queries ``r0:r1`` only multiplies the keys ``0:r1`` it may
-    see and adds the precomputed ``-inf`` triangle to its diagonal part; the weights beyond
-    stay zero (``weights`` comes zero-filled). Nothing is copied: every operand is a 2-D
-    view.
+    With ``causal``, a block of queries ``r0:r1`` only multiplies the keys ``0:r1`` it
+    may see and adds the precomputed ``-inf`` triangle to its diagonal part; the weights
+    beyond stay zero (``weights`` comes zero-filled). Nothing is copied: every operand
+    is a 2-D view.
     """
     num_heads, t, s = weights.shape[-3:]
     rows = max(1, min(t, _BLOCK_SCORES // s))

@@ -1,10 +1,10 @@
 """Input checks shared by the package: one vocabulary of clear errors.
 
 Every public function checks its arguments with these helpers, so that bad input always
-gives a ``TypeError`` (wrong kind of object) or a ``ValueError`` (right kind, wrong value)
-whose message names the argument, shows what it got and says what it expects. No other
-module raises ``TypeError`` or tests the type of a number itself; ``tests/test_validation.py``
-enforces that.
+gives a ``TypeError`` (wrong kind of object) or a ``ValueError`` (right kind, wrong
+value) whose message names the argument, shows what it got and says what it expects. No
+other module raises ``TypeError`` or tests the type of a number itself;
+``tests/test_validation.py`` enforces that.
 
 ``bool`` is refused wherever a number is expected: ``depth=True`` or ``scale=True`` is a
 bug, not a 1.
@@ -55,16 +55,16 @@ def as_float_array(
     """Return ``x`` as a floating-point array, or raise an error naming ``name``.
 
     Integer and boolean input is converted to float64 (boolean input is refused with
-    ``allow_bool=False``, for numbers such as scales where ``True`` is a bug); float32 stays
-    float32.
+    ``allow_bool=False``, for numbers such as scales where ``True`` is a bug); float32
+    stays float32.
 
     Raises
     ------
     TypeError
         If ``x`` is not numeric (strings, objects, complex numbers).
     ValueError
-        If ``x`` has fewer than ``ndim_min`` (or not exactly ``ndim``) axes, or holds NaN
-        (unless ``allow_nan``) or an infinity (unless ``allow_inf``).
+        If ``x`` has fewer than ``ndim_min`` (or not exactly ``ndim``) axes, or holds
+        NaN (unless ``allow_nan``) or an infinity (unless ``allow_inf``).
 
     Examples
     --------
@@ -82,11 +82,15 @@ def as_float_array(
             f"{name} must be an array of real numbers; got {type(x).__name__} ({exc})"
         ) from None
     if arr.dtype == bool and not allow_bool:
-        raise TypeError(f"{name} must be real numbers, not booleans; got {_describe(x)}")
+        raise TypeError(
+            f"{name} must be real numbers, not booleans; got {_describe(x)}"
+        )
     if arr.dtype == bool or np.issubdtype(arr.dtype, np.integer):
         arr = arr.astype(np.float64)
     elif not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(f"{name} must be an array of real numbers; got dtype {arr.dtype}")
+        raise TypeError(
+            f"{name} must be an array of real numbers; got dtype {arr.dtype}"
+        )
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} axes; got shape {arr.shape}")
     if arr.ndim < ndim_min:
@@ -100,7 +104,8 @@ def as_float_array(
 def check_finite(
     arr: np.ndarray, name: str, *, allow_inf: bool = False, allow_nan: bool = False
 ) -> None:
-    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not allowed.
+    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not
+    allowed.
 
     Examples
     --------
@@ -111,7 +116,8 @@ def check_finite(
     """
     if not allow_nan and np.isnan(arr).any():
         raise ValueError(
-            f"{name} contains NaN at {_first_index(np.isnan(arr))}; expected real numbers"
+            f"{name} contains NaN at {_first_index(np.isnan(arr))}; expected real "
+            "numbers"
         )
     if not allow_inf and np.isinf(arr).any():
         raise ValueError(
@@ -125,7 +131,8 @@ def _first_index(flags: np.ndarray) -> tuple[int, ...]:
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; refuse non-integers, ``bool`` and values < ``minimum``.
+    """Return ``value`` as an ``int``; refuse non-integers, ``bool`` and values <
+    ``minimum``.
 
     Examples
     --------
@@ -144,7 +151,8 @@ def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an ``int`` if it is an integer >= ``minimum``; raise otherwise.
+    """Return ``value`` as an ``int`` if it is an integer >= ``minimum``; raise
+    otherwise.
 
     Examples
     --------
@@ -156,7 +164,9 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     TypeError: depth must be an integer >= 1; got True of type bool
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}; got {_describe(value)}")
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}; got {_describe(value)}"
+        )
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
     return int(value)
@@ -164,7 +174,9 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
 
 def _interval(low, high, low_open: bool, high_open: bool) -> str:
     if low is not None and high is not None:
-        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return (
+            f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        )
     if low is not None:
         return f"{'>' if low_open else '>='} {low:g}"
     if high is not None:
@@ -185,8 +197,9 @@ def check_real(
     """Return ``value`` as a ``float`` if it is a real number in the given interval.
 
     Refuses ``bool``, strings and other non-numbers (``TypeError``), NaN, infinities
-    (unless ``allow_inf``) and values outside ``[low, high]`` (open ends with ``low_open``,
-    ``high_open``) with a ``ValueError``; every message names the argument.
+    (unless ``allow_inf``) and values outside ``[low, high]`` (open ends with
+    ``low_open``, ``high_open``) with a ``ValueError``; every message names the
+    argument.
 
     Examples
     --------
@@ -197,23 +210,29 @@ def check_real(
     ...
     TypeError: threshold must be a real number in [0, 1]; got '0.5' of type str
     """
-    expected = _interval(low, high, low_open, high_open)
+
+    def expected() -> str:  # built only when an error is raised
+        return _interval(low, high, low_open, high_open)
+
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
-            f"{name} must be a real number {expected}; got {_describe(value)}"
+            f"{name} must be a real number {expected()}; got {_describe(value)}"
         )
     value = float(value)
     if np.isnan(value) or (np.isinf(value) and not allow_inf):
-        raise ValueError(f"{name} must be a finite real number {expected}; got {value}")
+        raise ValueError(
+            f"{name} must be a finite real number {expected()}; got {value}"
+        )
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
-        raise ValueError(f"{name} must be a real number {expected}; got {value}")
+        raise ValueError(f"{name} must be a real number {expected()}; got {value}")
     return value
 
 
 def check_positive_float(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a ``float`` if it is a finite positive real number; raise otherwise.
+    """Return ``value`` as a ``float`` if it is a finite positive real number; raise
+    otherwise.
 
     Examples
     --------
@@ -246,7 +265,9 @@ def check_index(value: Any, n: int, name: str) -> int:
     ValueError: index must be an index in [0, 3); got 3
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer index in [0, {n}); got {_describe(value)}")
+        raise TypeError(
+            f"{name} must be an integer index in [0, {n}); got {_describe(value)}"
+        )
     if not 0 <= value < n:
         raise ValueError(f"{name} must be an index in [0, {n}); got {value}")
     return int(value)
@@ -260,7 +281,8 @@ def check_indices(
     count: int | None = None,
     distinct: bool = True,
 ) -> list[int]:
-    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if given.
+    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if
+    given.
 
     Examples
     --------
@@ -272,7 +294,9 @@ def check_indices(
     ValueError: indices must be distinct; got (1, 1)
     """
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a sequence of integer indices; got {_describe(values)}")
+        raise TypeError(
+            f"{name} must be a sequence of integer indices; got {_describe(values)}"
+        )
     items = list(values)
     out = [check_index(v, n, f"{name}[{i}]") for i, v in enumerate(items)]
     if count is not None and len(out) != count:
@@ -285,10 +309,11 @@ def check_indices(
 
 
 def check_bool_array(mask: Any, name: str) -> np.ndarray:
-    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is ambiguous.
+    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is
+    ambiguous.
 
-    A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package only
-    takes boolean masks with True = may attend.
+    A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package
+    only takes boolean masks with True = may attend.
 
     Examples
     --------
@@ -303,8 +328,11 @@ def check_bool_array(mask: Any, name: str) -> np.ndarray:
     return arr
 
 
-def check_rng(rng: Any, name: str = "rng", *, seed_ok: bool = False) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes one.
+def check_rng(
+    rng: Any, name: str = "rng", *, seed_ok: bool = False
+) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes
+    one.
 
     Examples
     --------
@@ -319,7 +347,10 @@ def check_rng(rng: Any, name: str = "rng", *, seed_ok: bool = False) -> np.rando
         return rng
     if seed_ok and (
         rng is None
-        or (isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool))
+        or (
+            isinstance(rng, (numbers.Integral, np.integer))
+            and not isinstance(rng, bool)
+        )
     ):
         return np.random.default_rng(rng)
     expected = "a numpy.random.Generator" + (", an int seed or None" if seed_ok else "")
@@ -339,16 +370,19 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     ValueError: method must be one of 'auto', 'reference'; got 'fast'
     """
     choices = tuple(choices)
+    if isinstance(value, str) and value in choices:
+        return value  # the common case, without building a message
     listed = ", ".join(repr(c) for c in choices)
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {listed}; got {_describe(value)}")
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
-    return value
+    raise ValueError(f"{name} must be one of {listed}; got {value!r}")
 
 
-def check_instance(value: Any, name: str, types: type | tuple[type, ...], expected: str) -> Any:
-    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming it.
+def check_instance(
+    value: Any, name: str, types: type | tuple[type, ...], expected: str
+) -> Any:
+    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming
+    it.
 
     Examples
     --------
@@ -388,14 +422,17 @@ def check_float_dtype(dtype: Any, name: str) -> np.dtype:
     try:
         resolved = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{name} must be a floating dtype; got {_describe(dtype)}") from None
+        raise TypeError(
+            f"{name} must be a floating dtype; got {_describe(dtype)}"
+        ) from None
     if not np.issubdtype(resolved, np.floating):
         raise TypeError(f"{name} must be a floating dtype; got {resolved}")
     return resolved
 
 
 def check_sequence(value: Any, name: str, expected: str = "a sequence") -> list:
-    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and others.
+    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and
+    others.
 
     Examples
     --------
@@ -426,7 +463,9 @@ def as_int_array(x: Any, name: str, expected: str = "integers") -> np.ndarray:
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged nested lists and the like
-        raise TypeError(f"{name} must be {expected}; got {type(x).__name__} ({exc})") from None
+        raise TypeError(
+            f"{name} must be {expected}; got {type(x).__name__} ({exc})"
+        ) from None
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be {expected}; got dtype {arr.dtype}")
     return arr.astype(np.int64)

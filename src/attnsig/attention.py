@@ -3,25 +3,26 @@
 **Conventions.**
 
 * Boolean masks say where a query **may attend**: ``True`` = allowed, ``False`` = masked
-  out. (PyTorch's ``nn.MultiheadAttention`` uses the opposite convention for boolean masks;
-  ``F.scaled_dot_product_attention`` uses this one.)
+  out. (PyTorch's ``nn.MultiheadAttention`` uses the opposite convention for boolean
+  masks; ``F.scaled_dot_product_attention`` uses this one.)
 * Shapes: ``T`` query positions, ``S`` key positions, ``E`` embedding size, ``H`` heads,
   ``hs = E // H`` head size; any number of leading batch axes ``...`` is allowed.
 * A query row whose every key is masked out gets all-zero weights and a zero output
   (documented choice; PyTorch returns NaN there).
 
-**Attention is written once.** :func:`scaled_dot_product_attention` computes the scores and
-hands them to one private step, ``_attend``: mask the scores, softmax over the keys, weight
-the values. Every other attention in the package (``heads``, ``synthesizer``, ``recall``,
-the readable path of :class:`MultiHeadAttention`) goes through these two. The softmax
-arithmetic itself lives in :func:`softmax` and its in-place core ``_softmax_inplace``.
+**Attention is written once.** :func:`scaled_dot_product_attention` computes the scores
+and hands them to one private step, ``_attend``: mask the scores, softmax over the keys,
+weight the values. Every other attention in the package (``heads``, ``synthesizer``,
+``recall``, the readable path of :class:`MultiHeadAttention`) goes through these two.
+The softmax arithmetic itself lives in :func:`softmax` and its in-place core
+``_softmax_inplace``.
 
-**Two paths in** :class:`MultiHeadAttention`. ``mha(x, reference=True)`` runs the readable
-path: three projections, :func:`split_heads`, :func:`scaled_dot_product_attention`,
-:func:`merge_heads`, the output projection. The default runs the same computation with
-fewer passes over memory, from the private module ``attnsig._attention_fast`` (fused
-projections, masks and softmax in place, causal rows by blocks); it is tested against the
-readable path to 1e-12 in float64.
+**Two paths in** :class:`MultiHeadAttention`. ``mha(x, reference=True)`` runs the
+readable path: three projections, :func:`split_heads`,
+:func:`scaled_dot_product_attention`, :func:`merge_heads`, the output projection. The
+default runs the same computation with fewer passes over memory, from the private module
+``attnsig._attention_fast`` (fused projections, masks and softmax in place, causal rows
+by blocks); it is tested against the readable path to 1e-12 in float64.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def softmax(x: Any, axis: int = -1) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (...)
-        Real logits. ``-inf`` means "weight zero"; ``+inf`` means "all the weight": a slice
-        with one or more ``+inf`` entries becomes uniform over those entries (the
+        Real logits. ``-inf`` means "weight zero"; ``+inf`` means "all the weight": a
+        slice with one or more ``+inf`` entries becomes uniform over those entries (the
         temperature-zero limit). NaN is refused.
     axis : int
         The axis along which the result sums to one.
@@ -65,8 +66,9 @@ def softmax(x: Any, axis: int = -1) -> np.ndarray:
     Returns
     -------
     ndarray, same shape and floating dtype as ``x``
-        Non-negative weights summing to 1 along ``axis``, except for slices whose entries
-        are all ``-inf``: those are all zeros (no entry may receive weight), never NaN.
+        Non-negative weights summing to 1 along ``axis``, except for slices whose
+        entries are all ``-inf``: those are all zeros (no entry may receive weight),
+        never NaN.
 
     Examples
     --------
@@ -78,7 +80,8 @@ def softmax(x: Any, axis: int = -1) -> np.ndarray:
     x = as_float_array(x, "x", ndim_min=1, allow_inf=True)
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(
-            f"axis must be in [-{x.ndim}, {x.ndim}) for x of shape {x.shape}; got {axis}"
+            f"axis must be in [-{x.ndim}, {x.ndim}) for x of shape {x.shape}; got "
+            f"{axis}"
         )
     out = np.array(x, copy=True)
     if _softmax_inplace(out, axis):
@@ -94,12 +97,13 @@ def softmax(x: Any, axis: int = -1) -> np.ndarray:
 
 
 def _softmax_inplace(scores: np.ndarray, axis: int = -1) -> bool:
-    """Softmax along ``axis``, in place, of finite or ``-inf`` scores; ``True`` on success.
+    """Softmax along ``axis``, in place, of finite or ``-inf`` scores; ``True`` on
+    success.
 
     Subtracting the maximum leaves the result unchanged and keeps ``exp`` from
     overflowing. A slice of only ``-inf`` (every key masked out) becomes zeros. Returns
-    ``False``, leaving ``scores`` garbage, when a slice holds NaN or ``+inf``: the caller
-    then uses :func:`softmax`, which defines (``+inf``) or refuses (NaN) those.
+    ``False``, leaving ``scores`` garbage, when a slice holds NaN or ``+inf``: the
+    caller then uses :func:`softmax`, which defines (``+inf``) or refuses (NaN) those.
     """
     top = scores.max(axis=axis, keepdims=True)  # a NaN propagates into it
     empty = False
@@ -145,7 +149,9 @@ def causal_mask(n: int, m: int | None = None) -> np.ndarray:
     return np.tri(n, m, dtype=bool)
 
 
-def _check_mask_shape(mask: np.ndarray, target: tuple[int, ...], name: str = "mask") -> None:
+def _check_mask_shape(
+    mask: np.ndarray, target: tuple[int, ...], name: str = "mask"
+) -> None:
     try:
         shape = np.broadcast_shapes(mask.shape, target)
     except ValueError:
@@ -211,8 +217,8 @@ def scaled_dot_product_attention(
     causal : bool
         Also forbid attention to later positions (``causal_mask(T, S)``).
     scale : float, optional
-        Multiplier of the scores, ``>= 0``; default ``1 / sqrt(d_k)``. ``0`` gives uniform
-        weights.
+        Multiplier of the scores, ``>= 0``; default ``1 / sqrt(d_k)``. ``0`` gives
+        uniform weights.
 
     Returns
     -------
@@ -248,7 +254,8 @@ def scaled_dot_product_attention(
         batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except ValueError:
         raise ValueError(
-            f"the batch axes of q {q.shape}, k {k.shape} and v {v.shape} do not broadcast"
+            f"the batch axes of q {q.shape}, k {k.shape} and v {v.shape} do not "
+            "broadcast"
         ) from None
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
@@ -303,8 +310,8 @@ def merge_heads(x: Any) -> np.ndarray:
 class MultiHeadAttention:
     """Multi-head attention with PyTorch's parameter layout (``batch_first=True``).
 
-    ``Q = x_q W_qᵀ + b_q``, ``K = x_k W_kᵀ + b_k``, ``V = x_v W_vᵀ + b_v``, each split into
-    ``H`` heads of size ``hs = E / H``; every head runs
+    ``Q = x_q W_qᵀ + b_q``, ``K = x_k W_kᵀ + b_k``, ``V = x_v W_vᵀ + b_v``, each split
+    into ``H`` heads of size ``hs = E / H``; every head runs
     :func:`scaled_dot_product_attention`; the heads are concatenated and projected by
     ``W_o``: ``out = concat W_oᵀ + b_o``.
 
@@ -359,7 +366,9 @@ class MultiHeadAttention:
         e = self.embed_dim
         xavier = math.sqrt(6.0 / (e + 3 * e))  # fan_in = E, fan_out = 3E when stacked
         bound = 1 / math.sqrt(e)
-        self.in_proj_weight = rng.uniform(-xavier, xavier, size=(3 * e, e)).astype(dtype)
+        self.in_proj_weight = rng.uniform(-xavier, xavier, size=(3 * e, e)).astype(
+            dtype
+        )
         self.out_proj_weight = rng.uniform(-bound, bound, size=(e, e)).astype(dtype)
         self.in_proj_bias = np.zeros(3 * e, dtype) if bias else None
         self.out_proj_bias = np.zeros(e, dtype) if bias else None
@@ -393,11 +402,14 @@ class MultiHeadAttention:
         w_in = as_float_array(in_proj_weight, "in_proj_weight", ndim=2)
         e = w_in.shape[1]
         if w_in.shape != (3 * e, e):
-            raise ValueError(f"in_proj_weight must have shape (3E, E); got {w_in.shape}")
+            raise ValueError(
+                f"in_proj_weight must have shape (3E, E); got {w_in.shape}"
+            )
         w_out = as_float_array(out_proj_weight, "out_proj_weight", ndim=2)
         if w_out.shape != (e, e):
             raise ValueError(
-                f"out_proj_weight must have shape (E, E) = ({e}, {e}); got {w_out.shape}"
+                f"out_proj_weight must have shape (E, E) = ({e}, {e}); got "
+                f"{w_out.shape}"
             )
         if (in_proj_bias is None) != (out_proj_bias is None):
             raise ValueError(
@@ -427,7 +439,8 @@ class MultiHeadAttention:
         return self.embed_dim // self.num_heads
 
     def projections(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The three (E, E) matrices ``W_q, W_k, W_v`` (views into ``in_proj_weight``)."""
+        """The three (E, E) matrices ``W_q, W_k, W_v`` (views into
+        ``in_proj_weight``)."""
         e = self.embed_dim
         w = self.in_proj_weight
         return w[:e], w[e : 2 * e], w[2 * e :]
@@ -442,7 +455,8 @@ class MultiHeadAttention:
         causal: bool = False,
         reference: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Attend from ``query`` to ``key``/``value`` (self-attention when they are omitted).
+        """Attend from ``query`` to ``key``/``value`` (self-attention when they are
+        omitted).
 
         Parameters
         ----------
@@ -469,8 +483,7 @@ class MultiHeadAttention:
         query, key, value, mask = self._check_inputs(query, key, value, mask)
         if reference:
             return self._readable_forward(query, key, value, mask, bool(causal))
-        from . import _attention_fast  # the same computation, fewer passes over memory
-
+        # The same computation with fewer passes over memory (private module).
         return _attention_fast.forward(self, query, key, value, mask, bool(causal))
 
     def _readable_forward(
@@ -481,7 +494,8 @@ class MultiHeadAttention:
         mask: np.ndarray | None,
         causal: bool,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Multi-head attention written as the formulas read (inputs already checked)."""
+        """Multi-head attention written as the formulas read (inputs already
+        checked)."""
         if mask is not None:
             mask = mask[..., None, :, :]  # (..., 1, T, S): the same mask for every head
         h = self.num_heads
@@ -529,7 +543,11 @@ class MultiHeadAttention:
 
     def __repr__(self) -> str:
         return (
-            f"MultiHeadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+            f"MultiHeadAttention(embed_dim={self.embed_dim}, "
+            f"num_heads={self.num_heads}, "
             f"bias={self.in_proj_bias is not None}, dtype={self.in_proj_weight.dtype})"
         )
 
+
+# The fast path builds on this module's softmax core: import it once that exists.
+from . import _attention_fast  # noqa: E402

@@ -1,15 +1,16 @@
 """Score gaps and query lengths: how large a query must be for a guarantee, and bounds.
 
-A query ``q`` (shape ``(d,)``) attends over keys ``k_1, ..., k_n`` (rows of ``keys``, shape
-``(n, d)``) with scores ``s_i = <k_i, q>`` (no ``1/sqrt(d)`` scaling) and weights
+A query ``q`` (shape ``(d,)``) attends over keys ``k_1, ..., k_n`` (rows of ``keys``,
+shape ``(n, d)``) with scores ``s_i = <k_i, q>`` (no ``1/sqrt(d)`` scaling) and weights
 ``alpha = softmax(s)``. This module holds
 
-* the **score gaps** of "Self-Attention and Transformers": how far a chosen subset of keys
-  must out-score the others so that at most ``epsilon`` of the weight leaves it
+* the **score gaps** of "Self-Attention and Transformers": how far a chosen subset of
+  keys must out-score the others so that at most ``epsilon`` of the weight leaves it
   (:func:`outside_weight`, :func:`subset_gap`, :func:`copy_gap`);
 * **closed forms** of "Attention bounds": the smallest query length that reaches each
   guarantee, and the weights of the noisy-key query (:func:`noisy_weights`,
-  :func:`copy_worst_case_length`, :func:`average_min_length`, :func:`head_scale_needed`);
+  :func:`copy_worst_case_length`, :func:`average_min_length`,
+  :func:`head_scale_needed`);
 * two **numerical** ways of finding the smallest length for any key set: along a fixed
   direction by bisection (:func:`min_scale_along`) and over all directions by convex
   optimisation (:func:`min_query_norm`).
@@ -51,7 +52,8 @@ def _keys(keys, name: str = "keys") -> np.ndarray:
     arr = as_float_array(keys, name).astype(np.float64, copy=False)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(
-            f"{name} must be a non-empty 2-D array of shape (n, d); got shape {arr.shape}"
+            f"{name} must be a non-empty 2-D array of shape (n, d); got shape "
+            f"{arr.shape}"
         )
     return arr
 
@@ -86,17 +88,19 @@ def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     return scores[index] - np.logaddexp.reduce(scores), keys[index] - alpha @ keys
 
 
-# ----------------------------------------------------------------------------- score gaps
+# ----------------------------------------------------------------------------- score
+# gaps
 def outside_weight(gap, num_keys: int, subset_size: int = 1):
-    """Total weight outside a subset of keys whose scores tie and beat all others by ``gap``.
+    """Total weight outside a subset of keys whose scores tie and beat all others by
+    ``gap``.
 
     If ``subset_size`` keys share the largest score and each of the other ``num_keys -
     subset_size`` keys scores exactly ``gap`` less, the weight outside the subset is
 
         (n - m) e^{-gap} / (m + (n - m) e^{-gap}).
 
-    It is the *largest* outside weight over all score vectors in which the subset ties and
-    beats every other key by at least ``gap``: lowering any other score lowers it.
+    It is the *largest* outside weight over all score vectors in which the subset ties
+    and beats every other key by at least ``gap``: lowering any other score lowers it.
 
     Parameters
     ----------
@@ -129,7 +133,8 @@ def outside_weight(gap, num_keys: int, subset_size: int = 1):
 
 
 def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
-    """Smallest score gap guaranteeing that at most ``epsilon`` of the weight leaves a subset.
+    """Smallest score gap guaranteeing that at most ``epsilon`` of the weight leaves a
+    subset.
 
     Solving ``outside_weight(gap, n, m) = epsilon`` gives
 
@@ -171,8 +176,8 @@ def copy_gap(num_keys: int, epsilon: float) -> float:
 
     If key ``j`` scores at least this much more than every other key, its weight is at
     least ``1 - epsilon`` and the output is within ``epsilon * max_i ||v_i - v_j||`` of
-    ``v_j``. The gap is tight: with all other keys exactly this much lower, the weight of
-    ``j`` is exactly ``1 - epsilon``. Same as ``subset_gap(num_keys, 1, epsilon)``.
+    ``v_j``. The gap is tight: with all other keys exactly this much lower, the weight
+    of ``j`` is exactly ``1 - epsilon``. Same as ``subset_gap(num_keys, 1, epsilon)``.
 
     Examples
     --------
@@ -182,12 +187,14 @@ def copy_gap(num_keys: int, epsilon: float) -> float:
     return subset_gap(num_keys, 1, epsilon)
 
 
-# ----------------------------------------------------------------------------- closed forms
+# ----------------------------------------------------------------------------- closed
+# forms
 def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float]:
-    """Weights ``(alpha_1, alpha_2)`` of the query ``ln(n/eps)(u + k_2)`` when ``k_1 = c u``.
+    """Weights ``(alpha_1, alpha_2)`` of the query ``ln(n/eps)(u + k_2)`` when
+    ``k_1 = c u``.
 
-    With ``r = n/eps`` the scores are ``c ln r``, ``ln r`` and ``0`` (``n - 2`` times), so
-    ``alpha_1 = r^c / (r^c + r + n - 2)`` and ``alpha_2 = r / (r^c + r + n - 2)``.
+    With ``r = n/eps`` the scores are ``c ln r``, ``ln r`` and ``0`` (``n - 2`` times),
+    so ``alpha_1 = r^c / (r^c + r + n - 2)`` and ``alpha_2 = r / (r^c + r + n - 2)``.
 
     Returns
     -------
@@ -209,10 +216,12 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
 
 
 def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length that copies ``k_1`` with weight ``>= 1/(1+eps)`` for every admissible key set.
+    """Smallest query length that copies ``k_1`` with weight ``>= 1/(1+eps)`` for every
+    admissible key set.
 
-    Admissible: unit keys with ``||k_1 - k_i|| >= 1``.  The value is ``2 ln((n-1)/eps)`` for ``n >= 3``
-    (attained by :func:`attnsig.keysets.adversarial_copy_keys`) and ``ln(1/eps)`` for ``n = 2``; it is 0 for ``n = 1``.
+    Admissible: unit keys with ``||k_1 - k_i|| >= 1``.  The value is ``2 ln((n-1)/eps)``
+    for ``n >= 3`` (attained by :func:`attnsig.keysets.adversarial_copy_keys`) and
+    ``ln(1/eps)`` for ``n = 2``; it is 0 for ``n = 1``.
 
     Examples
     --------
@@ -231,7 +240,8 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
 
 
 def average_min_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` for ``n`` orthonormal keys.
+    """Smallest query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` for ``n``
+    orthonormal keys.
 
     Equal to ``sqrt(2(n-2)/n) ln((n-2)/eps)`` for ``n >= 3`` and to 0 for ``n = 2``.
 
@@ -250,10 +260,12 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
 
 
 def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
-    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for the head-1 query ``t u``.
+    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for the head-1 query
+    ``t u``.
 
     The other ``n - 1`` keys are orthogonal to ``u`` and score 0, so the condition is
-    ``(n - 1) exp(-c t) <= eps``, i.e. ``t >= ln((n-1)/eps) / c`` (0 when that is negative).
+    ``(n - 1) exp(-c t) <= eps``, i.e. ``t >= ln((n-1)/eps) / c`` (0 when that is
+    negative).
 
     Examples
     --------
@@ -268,14 +280,17 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
     return max(0.0, math.log((n - 1) / eps) / c)
 
 
-# ----------------------------------------------------------------------------- numerical minima
-def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
-                    rtol: float = 1e-12) -> float:
-    """Smallest ``t >= 0`` such that every target weight of the query ``t * direction`` is ``>= threshold``.
+# -----------------------------------------------------------------------------
+# numerical minima
+def min_scale_along(
+    keys, direction, indices: Sequence[int], threshold: float, rtol: float = 1e-12
+) -> float:
+    """Smallest ``t >= 0`` such that every target weight of the query ``t * direction``
+    is ``>= threshold``.
 
-    Along a direction in which every target has a largest score (ties among targets allowed, up to
-    ``1e-12`` relative), each target weight is non-decreasing in ``t``, so bisection finds the
-    threshold crossing.
+    Along a direction in which every target has a largest score (ties among targets
+    allowed, up to ``1e-12`` relative), each target weight is non-decreasing in ``t``,
+    so bisection finds the threshold crossing.
 
     Parameters
     ----------
@@ -289,13 +304,14 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     Returns
     -------
     float
-        The smallest scale ``t`` (the query length is ``t`` since the direction is normalised).
+        The smallest scale ``t`` (the query length is ``t`` since the direction is
+        normalised).
 
     Raises
     ------
     ValueError
-        If some target is not a top scorer along ``direction``, or the threshold exceeds the limit
-        ``1 / (number of top scorers)`` of the weights as ``t`` grows.
+        If some target is not a top scorer along ``direction``, or the threshold exceeds
+        the limit ``1 / (number of top scorers)`` of the weights as ``t`` grows.
 
     Examples
     --------
@@ -316,12 +332,17 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     top = scores.max()
     tie_tol = 1e-12 * max(1.0, abs(top))
     if np.any(scores[idx] < top - tie_tol):
-        raise ValueError(f"every target must have the largest score along direction; target scores "
-                         f"{np.round(scores[idx], 6).tolist()} but the largest is {top:.6f}")
+        raise ValueError(
+            f"every target must have the largest score along direction; target scores "
+            f"{np.round(scores[idx], 6).tolist()} but the largest is {top:.6f}"
+        )
     num_top = int(np.sum(scores >= top - tie_tol))
     if tau >= 1.0 / num_top:
-        raise ValueError(f"threshold {tau} is not reachable: {num_top} keys share the largest score, "
-                         f"so the target weights tend to 1/{num_top}")
+        raise ValueError(
+            f"threshold {tau} is not reachable: {num_top} keys share the largest "
+            "score, "
+            f"so the target weights tend to 1/{num_top}"
+        )
 
     def worst(t: float) -> float:
         return float(attention_weights(t * u, k)[idx].min())
@@ -341,12 +362,16 @@ def min_scale_along(keys, direction, indices: Sequence[int], threshold: float,
     return hi
 
 
-def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> tuple[float, np.ndarray]:
-    """Smallest ``||q||`` over all queries whose target weights are all ``>= threshold``.
+def min_query_norm(
+    keys, indices: Sequence[int], threshold: float, x0=None
+) -> tuple[float, np.ndarray]:
+    """Smallest ``||q||`` over all queries whose target weights are all
+    ``>= threshold``.
 
-    The feasible set ``{q : log alpha_j(q) >= log threshold for all targets j}`` is convex
-    (``-log alpha_j`` is a log-sum-exp of affine functions), so this is a convex programme; it is
-    solved with SciPy's SLSQP (imported lazily: SciPy is needed only here).
+    The feasible set ``{q : log alpha_j(q) >= log threshold for all targets j}`` is
+    convex (``-log alpha_j`` is a log-sum-exp of affine functions), so this is a convex
+    programme; it is solved with SciPy's SLSQP (imported lazily: SciPy is needed only
+    here).
 
     Parameters
     ----------
@@ -355,7 +380,8 @@ def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> t
         The chosen keys (0-based, distinct).
     threshold : float in (0, 1)
     x0 : array_like, shape (d,), optional
-        A starting query, ideally feasible; default: the sum of the target keys scaled by 10.
+        A starting query, ideally feasible; default: the sum of the target keys scaled
+        by 10.
 
     Returns
     -------
@@ -365,12 +391,13 @@ def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> t
     Raises
     ------
     RuntimeError
-        If the optimiser does not return a feasible query (up to a relative ``1e-7`` in the weights).
+        If the optimiser does not return a feasible query (up to a relative ``1e-7`` in
+        the weights).
 
     Examples
     --------
     >>> norm, q = min_query_norm(np.eye(3), [0], threshold=0.5)
-    >>> round(norm, 6)  # shorter than ln 2 = 0.693147 along k_1: it leans away from the others
+    >>> round(norm, 6)  # shorter than ln 2 along k_1: it leans away from the others
     0.565952
     """
     from scipy.optimize import minimize
@@ -378,21 +405,31 @@ def min_query_norm(keys, indices: Sequence[int], threshold: float, x0=None) -> t
     k = _keys(keys)
     idx = check_indices(indices, k.shape[0], "indices")
     tau = _threshold(threshold)
-    start = 10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+    start = (
+        10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+    )
     log_tau = math.log(tau)
     constraints = [
-        {"type": "ineq",
-         "fun": (lambda q, j=j: _log_weights_and_grad(q, k, j)[0] - log_tau),
-         "jac": (lambda q, j=j: _log_weights_and_grad(q, k, j)[1])}
+        {
+            "type": "ineq",
+            "fun": (lambda q, j=j: _log_weights_and_grad(q, k, j)[0] - log_tau),
+            "jac": (lambda q, j=j: _log_weights_and_grad(q, k, j)[1]),
+        }
         for j in idx
     ]
-    result = minimize(lambda q: 0.5 * float(q @ q), start, jac=lambda q: q, method="SLSQP",
-                      constraints=constraints, options={"ftol": 1e-14, "maxiter": 500})
+    result = minimize(
+        lambda q: 0.5 * float(q @ q),
+        start,
+        jac=lambda q: q,
+        method="SLSQP",
+        constraints=constraints,
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     q = np.asarray(result.x, dtype=float)
     worst = float(attention_weights(q, k)[idx].min())
     if not worst >= tau * (1.0 - 1e-7):
-        raise RuntimeError(f"SLSQP returned an infeasible query (worst target weight {worst:.9f} < "
-                           f"threshold {tau:.9f}): {result.message}")
+        raise RuntimeError(
+            f"SLSQP returned an infeasible query (worst target weight {worst:.9f} < "
+            f"threshold {tau:.9f}): {result.message}"
+        )
     return float(np.linalg.norm(q)), q
-
-

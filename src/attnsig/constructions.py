@@ -1,17 +1,19 @@
 """Queries built to make a head copy one value, average two, or survive a noisy key.
 
-Every construction takes the keys (rows of ``keys``, shape ``(n, d)``), the chosen key(s) by
-0-based position (``index`` for one, ``indices`` for a pair) and an accuracy ``epsilon``;
-each docstring states the guarantee, which is one of two kinds:
+Every construction takes the keys (rows of ``keys``, shape ``(n, d)``), the chosen
+key(s) by 0-based position (``index`` for one, ``indices`` for a pair) and an accuracy
+``epsilon``; each docstring states the guarantee, which is one of two kinds:
 
 * the **gap constructions** of "Self-Attention and Transformers"
   (:func:`copy_query_by_gap`, :func:`average_query_by_gap`, built on
   :func:`query_for_scores`) work for any linearly independent keys and leave at most
-  ``epsilon`` of the weight outside the chosen keys (weight ``>= 1 - epsilon`` when copying);
+  ``epsilon`` of the weight outside the chosen keys (weight ``>= 1 - epsilon`` when
+  copying);
 * the **length constructions** of "Attention bounds" (:func:`copy_query`,
   :func:`average_query`, :func:`noisy_average_query`, :func:`two_head_queries`) are
-  multiples of the keys themselves, for unit keys under the sheet's assumptions, and give
-  each chosen key weight ``>= 1/(1 + epsilon)`` (``>= 1/(2 + epsilon)`` when averaging).
+  multiples of the keys themselves, for unit keys under the sheet's assumptions, and
+  give each chosen key weight ``>= 1/(1 + epsilon)`` (``>= 1/(2 + epsilon)`` when
+  averaging).
 
 Scores are unscaled, ``s_i = <k_i, q>``, as in both sheets. The sheet's ``k_1`` is
 ``keys[0]``. The gaps and the smallest lengths are in :mod:`attnsig.bounds`.
@@ -47,7 +49,8 @@ def _keys(keys, name: str = "keys") -> np.ndarray:
     arr = as_float_array(keys, name).astype(np.float64, copy=False)
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(
-            f"{name} must be a non-empty 2-D array of shape (n, d); got shape {arr.shape}"
+            f"{name} must be a non-empty 2-D array of shape (n, d); got shape "
+            f"{arr.shape}"
         )
     return arr
 
@@ -64,7 +67,8 @@ def _epsilon(epsilon) -> float:
     return check_real(epsilon, "epsilon", low=0, high=1, low_open=True, high_open=True)
 
 
-# ----------------------------------------------------------------------------- by score gap
+# ----------------------------------------------------------------------------- by score
+# gap
 def query_for_scores(keys, scores) -> np.ndarray:
     """A query ``q`` with ``keys @ q = scores``, for linearly independent keys.
 
@@ -107,8 +111,8 @@ def query_for_scores(keys, scores) -> np.ndarray:
 def copy_query_by_gap(keys, index: int, epsilon: float) -> np.ndarray:
     """A query that puts weight at least ``1 - epsilon`` on key ``index``.
 
-    The query gives key ``index`` the score ``bounds.copy_gap(n, epsilon)`` and every other
-    key the score 0. For orthonormal keys this is
+    The query gives key ``index`` the score ``bounds.copy_gap(n, epsilon)`` and every
+    other key the score 0. For orthonormal keys this is
     ``copy_gap(n, epsilon) * keys[index]``.
 
     Parameters
@@ -142,8 +146,8 @@ def copy_query_by_gap(keys, index: int, epsilon: float) -> np.ndarray:
 def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     """A query splitting the weight equally between two keys, ``indices = (a, b)``.
 
-    Both keys get the score ``bounds.subset_gap(n, 2, epsilon)``, all others 0, so each of
-    the two gets weight ``(1 - w) / 2`` with outside weight ``w <= epsilon``. For
+    Both keys get the score ``bounds.subset_gap(n, 2, epsilon)``, all others 0, so each
+    of the two gets weight ``(1 - w) / 2`` with outside weight ``w <= epsilon``. For
     orthonormal keys this is ``subset_gap(n, 2, epsilon) * (keys[a] + keys[b])``.
 
     Parameters
@@ -174,13 +178,14 @@ def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     return query_for_scores(k, target)
 
 
-# ----------------------------------------------------------------------------- by length
+# ----------------------------------------------------------------------------- by
+# length
 def copy_query(keys, index: int, epsilon: float) -> np.ndarray:
     """Query ``2 ln(n/epsilon) k_index`` that copies the value of one key.
 
     If every key has unit norm and ``||k_index - k_i|| >= 1`` for ``i != index``, the
-    weight on key ``index`` is at least ``1/(1 + epsilon)`` (theorem ``thm-bounds-copy`` of
-    the book).
+    weight on key ``index`` is at least ``1/(1 + epsilon)`` (theorem ``thm-bounds-copy``
+    of the book).
 
     Parameters
     ----------
@@ -234,8 +239,11 @@ def average_query(keys, indices, epsilon: float) -> np.ndarray:
     return math.log(k.shape[0] / eps) * (k[a] + k[b])
 
 
-def noisy_average_query(direction, second_key, num_keys: int, epsilon: float) -> np.ndarray:
-    """The single-head query ``ln(n/epsilon) (u + k_2)`` for the noisy key ``k_1 = c u``.
+def noisy_average_query(
+    direction, second_key, num_keys: int, epsilon: float
+) -> np.ndarray:
+    """The single-head query ``ln(n/epsilon) (u + k_2)`` for the noisy key
+    ``k_1 = c u``.
 
     Parameters
     ----------
@@ -270,9 +278,9 @@ def two_head_queries(
 
     Head 1 looks along ``u`` with length ``ln(n/epsilon)/c_min``; head 2 looks along
     ``k_2`` with length ``ln(n/epsilon)``. When the noisy key is ``k_1 = c u`` with
-    ``c >= c_min`` and the keys are orthogonal (unit norm except ``k_1``), each head puts
-    weight at least ``1/(1 + epsilon)`` on its own key. ``c_min = 1`` reproduces the
-    original sheet's choice, which fails for ``c = 1/2``.
+    ``c >= c_min`` and the keys are orthogonal (unit norm except ``k_1``), each head
+    puts weight at least ``1/(1 + epsilon)`` on its own key. ``c_min = 1`` reproduces
+    the original sheet's choice, which fails for ``c = 1/2``.
 
     Parameters
     ----------

@@ -1,16 +1,18 @@
 """What one attention head computes from a single query, and summaries of its outputs.
 
-The self-attention exercises ("Self-Attention and Transformers") use a single query attending
-over a set of keys, with the *unscaled* dot-product scores of the exercise sheet,
+The self-attention exercises ("Self-Attention and Transformers") use a single query
+attending over a set of keys, with the *unscaled* dot-product scores of the exercise
+sheet,
 
     scores_i = scale * k_i . q,      p = softmax(scores),      c = sum_i p_i v_i,
 
-(``scale = 1`` by default; pass ``scale=1/sqrt(d)`` for the Transformer convention). These
-functions are :func:`attnsig.attention.scaled_dot_product_attention` with one query row.
+(``scale = 1`` by default; pass ``scale=1/sqrt(d)`` for the Transformer convention).
+These functions are :func:`attnsig.attention.scaled_dot_product_attention` with one
+query row.
 
-Shapes use ``n`` for the number of keys, ``d`` for the key/query dimension, ``dv`` for the
-value dimension, ``S`` for a batch of samples (any number of leading axes) and ``H`` for
-heads.
+Shapes use ``n`` for the number of keys, ``d`` for the key/query dimension, ``dv`` for
+the value dimension, ``S`` for a batch of samples (any number of leading axes) and ``H``
+for heads.
 
 Related modules: the queries that make a head copy or average are built in
 :mod:`attnsig.constructions`, the score gaps and query lengths they need are in
@@ -59,7 +61,8 @@ def single_head_output(
 
     Examples
     --------
-    >>> out, w = single_head_output([np.log(3.0), 0.0], np.eye(2), [[2.0, 0.0], [0.0, 4.0]])
+    >>> values = [[2.0, 0.0], [0.0, 4.0]]
+    >>> out, w = single_head_output([np.log(3.0), 0.0], np.eye(2), values)
     >>> w.round(12), out.round(12)
     (array([0.75, 0.25]), array([1.5, 1. ]))
     """
@@ -98,7 +101,8 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
     Returns
     -------
     weights : ndarray, shape (..., n)
-        ``softmax(scale * keys @ query)``: non-negative, summing to 1 along the last axis.
+        ``softmax(scale * keys @ query)``: non-negative, summing to 1 along the last
+        axis.
 
     Examples
     --------
@@ -106,7 +110,9 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
     array([0.75, 0.25])
     """
     k = _float64(keys, "keys", 2)
-    no_values = np.zeros(k.shape[:-1] + (0,))  # (..., n, 0): only the weights are wanted
+    no_values = np.zeros(
+        k.shape[:-1] + (0,)
+    )  # (..., n, 0): only the weights are wanted
     return single_head_output(query, k, no_values, scale=scale)[1]
 
 
@@ -115,8 +121,8 @@ def multi_head_output(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The simplified multi-head attention of the exercise sheet: the mean of H heads.
 
-    Head ``h`` is a single head with query ``queries[h]`` over the *same* keys and values
-    (no projections); the output is ``(c_1 + ... + c_H) / H``.
+    Head ``h`` is a single head with query ``queries[h]`` over the *same* keys and
+    values (no projections); the output is ``(c_1 + ... + c_H) / H``.
 
     Parameters
     ----------
@@ -154,8 +160,9 @@ def multi_head_output(
 def segment_coordinate(outputs, value_a, value_b) -> np.ndarray:
     """Where outputs sit along the line from ``value_b`` (0) to ``value_a`` (1).
 
-    Returns ``t = (c - v_b) . (v_a - v_b) / ||v_a - v_b||^2``: 1 at ``v_a``, 0 at ``v_b``,
-    1/2 at their average (for points off the line, the coordinate of their projection).
+    Returns ``t = (c - v_b) . (v_a - v_b) / ||v_a - v_b||^2``: 1 at ``v_a``, 0 at
+    ``v_b``, 1/2 at their average (for points off the line, the coordinate of their
+    projection).
 
     Parameters
     ----------

@@ -5,7 +5,8 @@
   assumption), :func:`random_copy_keys`, and the noisy first key ``k_1 = c u`` of
   :func:`noisy_key_set`;
 * Gaussian keys ``k_i ~ N(mu_i, Sigma_i)`` of "Self-Attention and Transformers":
-  :func:`noisy_key_covariances` builds the sheet's covariances, :func:`sample_keys` draws
+  :func:`noisy_key_covariances` builds the sheet's covariances,
+  :func:`sample_keys` draws
   many key sets at once.
 
 Randomness always comes from a ``numpy.random.Generator`` passed as ``rng`` (seed it for
@@ -42,12 +43,14 @@ def _float64(x, name: str, ndim_min: int = 0) -> np.ndarray:
 
 
 def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
-    """Unit keys at the edge of the copying assumption, where no query shorter than the worst case works.
+    """Unit keys at the edge of the copying assumption, where no query shorter than the
+    worst case works.
 
-    ``k_1 = e_0`` and ``k_i = e_0 / 2 + (sqrt(3)/2) w_i`` for ``i >= 2``, with the ``w_i`` evenly spaced
-    on the unit circle of the plane ``span(e_1, e_2)``.  Every distractor is at distance exactly 1 from
-    ``k_1``, and for ``n >= 3`` the ``w_i`` sum to zero, which forces the query length
-    ``2 ln((n-1)/eps)`` (see :func:`attnsig.bounds.copy_worst_case_length`).
+    ``k_1 = e_0`` and ``k_i = e_0 / 2 + (sqrt(3)/2) w_i`` for ``i >= 2``, with the
+    ``w_i`` evenly spaced on the unit circle of the plane ``span(e_1, e_2)``.  Every
+    distractor is at distance exactly 1 from ``k_1``, and for ``n >= 3`` the ``w_i`` sum
+    to zero, which forces the query length ``2 ln((n-1)/eps)`` (see
+    :func:`attnsig.bounds.copy_worst_case_length`).
 
     Parameters
     ----------
@@ -63,14 +66,16 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
     >>> keys = adversarial_copy_keys(4, 3)
     >>> np.linalg.norm(keys, axis=1).round(12)
     array([1., 1., 1., 1.])
-    >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # every distractor at distance 1
+    >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # all at distance 1
     array([1., 1., 1.])
     """
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim", minimum=2)
     if n >= 4 and d < 3:
-        raise ValueError(f"dim must be at least 3 for num_keys >= 4 (the distractors need a plane "
-                         f"orthogonal to k_1); got dim={d}")
+        raise ValueError(
+            f"dim must be at least 3 for num_keys >= 4 (the distractors need a plane "
+            f"orthogonal to k_1); got dim={d}"
+        )
     keys = np.zeros((n, d))
     keys[0, 0] = 1.0
     m = n - 1
@@ -85,10 +90,11 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
 
 
 def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Random unit keys with ``||k_1 - k_i|| >= 1`` (equivalently ``<k_1, k_i> <= 1/2``).
+    """Random unit keys with ``||k_1 - k_i|| >= 1`` (equivalently
+    ``<k_1, k_i> <= 1/2``).
 
-    ``k_1`` is uniform on the sphere; each other key has cosine with ``k_1`` uniform in ``[-1, 1/2]``
-    and a uniformly random direction orthogonal to ``k_1``.
+    ``k_1`` is uniform on the sphere; each other key has cosine with ``k_1`` uniform in
+    ``[-1, 1/2]`` and a uniformly random direction orthogonal to ``k_1``.
 
     Returns
     -------
@@ -109,12 +115,15 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     perp = rng.standard_normal((n - 1, d))
     perp -= np.outer(perp @ k1, k1)  # remove the k_1 component
     perp /= np.linalg.norm(perp, axis=1, keepdims=True)
-    others = cosines[:, None] * k1 + np.sqrt(1.0 - cosines**2)[:, None] * perp  # (n-1, d)
+    others = (
+        cosines[:, None] * k1 + np.sqrt(1.0 - cosines**2)[:, None] * perp
+    )  # (n-1, d)
     return np.vstack([k1, others])
 
 
 def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), from a QR factorisation.
+    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), from a QR
+    factorisation.
 
     Returns
     -------
@@ -129,14 +138,20 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     n = check_positive_int(num_keys, "num_keys")
     d = check_positive_int(dim, "dim")
     if n > d:
-        raise ValueError(f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, dim={d}")
+        raise ValueError(
+            f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, "
+            f"dim={d}"
+        )
     rng = check_rng(rng)
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))  # (d, n), orthonormal columns
     return q.T.copy()  # (n, d)
 
 
-def noisy_key_set(num_keys: int, c: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``, ``k_2, ..., k_n`` orthonormal.
+def noisy_key_set(
+    num_keys: int, c: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``,
+    ``k_2, ..., k_n`` orthonormal.
 
     Parameters
     ----------
@@ -168,10 +183,12 @@ def noisy_key_set(num_keys: int, c: float, rng: np.random.Generator) -> tuple[np
 def noisy_key_covariances(
     means, alpha: float, index: int | None = None, spread: float = 0.5
 ) -> np.ndarray:
-    """Covariances ``Sigma_i = alpha I`` with an extra ``spread * mu_a mu_a^T`` for one key.
+    """Covariances ``Sigma_i = alpha I`` with an extra ``spread * mu_a mu_a^T`` for one
+    key.
 
     This is the noisy-key model of the exercises: key ``a = index`` keeps its direction
-    but its length along ``mu_a`` varies (variance ``alpha + spread * ||mu_a||^2`` along it).
+    but its length along ``mu_a`` varies (variance ``alpha + spread * ||mu_a||^2`` along
+    it).
 
     Parameters
     ----------
@@ -209,22 +226,30 @@ def noisy_key_covariances(
 def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     """Symmetric square roots of positive semi-definite matrices (..., d, d)."""
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
-    # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9) would add
-    # spurious noise in directions of zero variance: treat eigenvalues that small as zero.
-    cutoff = cov.shape[-1] * np.finfo(float).eps * np.abs(eigvals).max(axis=-1, keepdims=True)
+    # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9)
+    # would add
+    # spurious noise in directions of zero variance: treat eigenvalues that small as
+    # zero.
+    cutoff = (
+        cov.shape[-1]
+        * np.finfo(float).eps
+        * np.abs(eigvals).max(axis=-1, keepdims=True)
+    )
     scale = np.sqrt(np.where(eigvals > cutoff, eigvals, 0.0))
     return (eigvecs * scale[..., None, :]) @ np.swapaxes(eigvecs, -1, -2)  # (..., d, d)
 
 
-def sample_keys(means, covariances, num_samples: int, rng: np.random.Generator) -> np.ndarray:
+def sample_keys(
+    means, covariances, num_samples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Draw ``num_samples`` independent sets of keys ``k_i ~ N(mu_i, Sigma_i)``.
 
     Parameters
     ----------
     means : array_like, shape (n, d)
     covariances : array_like, shape (n, d, d) or (d, d)
-        Symmetric positive semi-definite (``(d, d)`` is shared by all keys). Zero variance is
-        allowed (the key is then its mean).
+        Symmetric positive semi-definite (``(d, d)`` is shared by all keys). Zero
+        variance is allowed (the key is then its mean).
     num_samples : int
         ``S``.
     rng : numpy.random.Generator
@@ -250,12 +275,16 @@ def sample_keys(means, covariances, num_samples: int, rng: np.random.Generator) 
     if cov.shape == (d, d):
         cov = np.broadcast_to(cov, (n, d, d))
     if cov.shape != (n, d, d):
-        raise ValueError(f"covariances must have shape ({n}, {d}, {d}) or ({d}, {d}), "
-                         f"got {cov.shape}")
+        raise ValueError(
+            f"covariances must have shape ({n}, {d}, {d}) or ({d}, {d}), "
+            f"got {cov.shape}"
+        )
     if not np.allclose(cov, np.swapaxes(cov, -1, -2), atol=1e-12):
         raise ValueError("covariances must be symmetric")
     if np.linalg.eigvalsh(cov).min() < -1e-10 * max(1.0, float(np.abs(cov).max())):
-        raise ValueError("covariances must be positive semi-definite, got a negative eigenvalue")
+        raise ValueError(
+            "covariances must be positive semi-definite, got a negative eigenvalue"
+        )
     S = check_positive_int(num_samples, "num_samples")
     rng = check_rng(rng)
     root = _psd_sqrt(cov)  # (n, d, d), root @ root.T = cov

@@ -1,4 +1,5 @@
-"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky), and projections onto spans."""
+"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky), and projections onto
+spans."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def truncated_svd(a: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ----------
     a : array_like, shape (m, n)
     k : int
-        Number of triplets kept, ``k >= 0``; values above ``min(m, n)`` keep all of them.
+        Number of triplets kept, ``k >= 0``; values above ``min(m, n)`` keep all of
+        them.
 
     Returns
     -------
@@ -34,7 +36,8 @@ def truncated_svd(a: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s : ndarray, shape (r,)
         Singular values in decreasing order.
     vt : ndarray, shape (r, n)
-        with ``r = min(k, m, n)``, so that ``u @ np.diag(s) @ vt`` is :func:`best_rank_k`.
+        with ``r = min(k, m, n)``, so that ``u @ np.diag(s) @ vt`` is
+        :func:`best_rank_k`.
 
     Examples
     --------
@@ -53,8 +56,8 @@ def truncated_svd(a: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def best_rank_k(a: Any, k: int) -> np.ndarray:
     """A best approximation of rank at most ``k`` in the spectral and Frobenius norms.
 
-    By the Eckart–Young–Mirsky theorem the truncated SVD ``A_k = Σ_{i<k} σ_i u_i v_iᵀ`` minimises
-    ``‖A − B‖`` over all ``B`` of rank at most ``k``, in both norms.
+    By the Eckart–Young–Mirsky theorem the truncated SVD ``A_k = Σ_{i<k} σ_i u_i v_iᵀ``
+    minimises ``‖A − B‖`` over all ``B`` of rank at most ``k``, in both norms.
 
     Parameters
     ----------
@@ -102,7 +105,8 @@ def projection_onto_span(basis) -> np.ndarray:
     """Orthogonal projection onto the span of the columns of ``basis``.
 
     For orthonormal columns ``A`` this is ``A A^T``; in general ``A (A^T A)^{-1} A^T``
-    (computed through an orthonormal basis of the column space, so dependent columns are fine).
+    (computed through an orthonormal basis of the column space, so dependent columns are
+    fine).
 
     Parameters
     ----------
@@ -123,11 +127,15 @@ def projection_onto_span(basis) -> np.ndarray:
     """
     a = as_float_array(basis, "basis", ndim_min=2).astype(np.float64, copy=False)
     if a.ndim != 2:
-        raise ValueError(f"basis must have shape (d, m) with the vectors as columns, got {a.shape}")
+        raise ValueError(
+            f"basis must have shape (d, m) with the vectors as columns, got {a.shape}"
+        )
     d, m = a.shape
     if m == 0:
         return np.zeros((d, d))
     u, s, _ = np.linalg.svd(a, full_matrices=False)  # u (d, min(d, m))
-    rank = int(np.sum(s > s.max() * max(d, m) * np.finfo(float).eps)) if s.max() > 0 else 0
+    rank = (
+        int(np.sum(s > s.max() * max(d, m) * np.finfo(float).eps)) if s.max() > 0 else 0
+    )
     u = u[:, :rank]  # (d, rank): orthonormal basis of the span
     return u @ u.T

@@ -9,11 +9,14 @@ from ._validation import check_positive_float, check_positive_int
 __all__ = ["sinusoidal_encoding"]
 
 
-def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_encoding(
+    num_positions: int, dim: int, base: float = 10000.0
+) -> np.ndarray:
     """The sinusoidal position encoding of "Attention is all you need".
 
-    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for
-    positions ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
+    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and
+    ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for positions
+    ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
 
     Parameters
     ----------

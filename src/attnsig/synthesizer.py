@@ -1,22 +1,24 @@
 """Synthesizer attention: attention weights made without comparing positions.
 
-Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so the
-weight that position ``i`` puts on position ``j`` depends on the contents of both. A
+Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so
+the weight that position ``i`` puts on position ``j`` depends on the contents of both. A
 *synthesizer* (Tay et al., 2020, "Synthesizer: Rethinking Self-Attention in Transformer
 Models") produces the scores without such a comparison:
 
 * **dense**: row ``i`` of the logits is a small MLP of ``x_i`` alone,
-  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is the
-  logit for *position* ``j``. This is the variant of CS224N assignment 5.
-* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the input.
+  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is
+  the logit for *position* ``j``. This is the variant of CS224N assignment 5.
+* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the
+  input.
 
-Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L`` is the
-largest sequence length the layer accepts; a sequence of length ``T <= L`` uses the top-left
-(T, T) block of the logits, as minGPT-style code does.
+Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L``
+is the largest sequence length the layer accepts; a sequence of length ``T <= L`` uses
+the top-left (T, T) block of the logits, as minGPT-style code does.
 
-Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in the
-assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear`` layout
-(``weight`` of shape (out, in)) for its projections, like :class:`attnsig.attention.MultiHeadAttention`.
+Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in
+the assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear``
+layout (``weight`` of shape (out, in)) for its projections, like
+:class:`attnsig.attention.MultiHeadAttention`.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     Examples
     --------
     >>> x = np.ones((2, 3))  # (T, E)
-    >>> logits = dense_synthesizer_logits(x, np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5))
+    >>> a, b1, b, b2 = np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5)
+    >>> logits = dense_synthesizer_logits(x, a, b1, b, b2)
     >>> logits.shape  # (T, T): the first T of L = 5 positions
     (2, 2)
     """
@@ -71,25 +74,37 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     b2 = as_float_array(b2, "b2", ndim=1)
     t, e = x.shape[-2:]
     if a.shape[0] != e:
-        raise ValueError(f"a must have shape (E, F) with E={e} the width of x {x.shape}; got {a.shape}")
+        raise ValueError(
+            f"a must have shape (E, F) with E={e} the width of x {x.shape}; got "
+            f"{a.shape}"
+        )
     f = a.shape[1]
     if b1.shape != (f,):
         raise ValueError(f"b1 must have shape (F,) = ({f},); got {b1.shape}")
     if b.shape[0] != f:
-        raise ValueError(f"b must have shape (F, L) with F={f} the width of a {a.shape}; got {b.shape}")
+        raise ValueError(
+            f"b must have shape (F, L) with F={f} the width of a {a.shape}; got "
+            f"{b.shape}"
+        )
     max_len = b.shape[1]
     if b2.shape != (max_len,):
-        raise ValueError(f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got {b2.shape}")
+        raise ValueError(
+            f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got "
+            f"{b2.shape}"
+        )
     if t > max_len:
-        raise ValueError(f"x has T={t} positions but the synthesizer scores at most L={max_len} "
-                         f"(the width of b {b.shape})")
+        raise ValueError(
+            f"x has T={t} positions but the synthesizer scores at most L={max_len} "
+            f"(the width of b {b.shape})"
+        )
     hidden = np.maximum(x @ a + b1, 0.0)  # (..., T, F)
     logits = hidden @ b + b2  # (..., T, L)
     return logits[..., :t]  # (..., T, T): only the first T positions exist
 
 
-def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
-                          causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def synthesizer_attention(
+    logits: Any, values: Any, mask: Any = None, *, causal: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Weights ``softmax(logits)`` (masked) applied to ``values``.
 
     Parameters
@@ -125,19 +140,34 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     if logits.shape[-2] != t:
         raise ValueError(f"logits must have shape (..., T, T); got {logits.shape}")
     if values.shape[-2] != t:
-        raise ValueError(f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
-                         f"got {values.shape}")
+        raise ValueError(
+            f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
+            f"got {values.shape}"
+        )
     try:
         batch = np.broadcast_shapes(logits.shape[:-2], values.shape[:-2])
     except ValueError:
-        raise ValueError(f"the batch axes of logits {logits.shape} and values {values.shape} "
-                         "do not broadcast") from None
+        raise ValueError(
+            f"the batch axes of logits {logits.shape} and values {values.shape} "
+            "do not broadcast"
+        ) from None
     allowed = _allowed(mask, causal, batch, t, t)
-    return _attend(logits, allowed, values)  # the one masked-softmax step of the package
+    return _attend(
+        logits, allowed, values
+    )  # the one masked-softmax step of the package
 
 
-def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_weight: Any, *,
-                                mask: Any = None, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def dense_synthesizer_attention(
+    x: Any,
+    a: Any,
+    b1: Any,
+    b: Any,
+    b2: Any,
+    value_weight: Any,
+    *,
+    mask: Any = None,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """One dense-synthesizer head: ``softmax(relu(x A + b1) B + b2) (x V)``.
 
     Parameters
@@ -158,8 +188,8 @@ def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_
     Examples
     --------
     >>> x = np.eye(2)  # (T, E)
-    >>> out, w = dense_synthesizer_attention(x, np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)),
-    ...                                      np.zeros(2), np.eye(2))
+    >>> a, b1, b, b2 = np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)), np.zeros(2)
+    >>> out, w = dense_synthesizer_attention(x, a, b1, b, b2, np.eye(2))
     >>> w  # zero logits: uniform weights
     array([[0.5, 0.5],
            [0.5, 0.5]])
@@ -167,15 +197,20 @@ def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_
     x = as_float_array(x, "x", ndim_min=2)
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
     if value_weight.shape[0] != x.shape[-1]:
-        raise ValueError(f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of x "
-                         f"{x.shape}; got {value_weight.shape}")
+        raise ValueError(
+            f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of "
+            "x "
+            f"{x.shape}; got {value_weight.shape}"
+        )
     logits = dense_synthesizer_logits(x, a, b1, b, b2)  # (..., T, T)
     return synthesizer_attention(logits, x @ value_weight, mask, causal=causal)
 
 
-def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask: Any = None,
-                                 causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore ``x``.
+def random_synthesizer_attention(
+    x: Any, logits: Any, value_weight: Any, *, mask: Any = None, causal: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore
+    ``x``.
 
     Parameters
     ----------
@@ -206,20 +241,27 @@ def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask
     if logits.shape[0] != logits.shape[1]:
         raise ValueError(f"logits must be square (L, L); got {logits.shape}")
     if t > logits.shape[0]:
-        raise ValueError(f"x has T={t} positions but logits {logits.shape} cover at most L={logits.shape[0]}")
+        raise ValueError(
+            f"x has T={t} positions but logits {logits.shape} cover at most "
+            f"L={logits.shape[0]}"
+        )
     if value_weight.shape[0] != e:
-        raise ValueError(f"value_weight must have shape (E, d_v) with E={e} the width of x {x.shape}; "
-                         f"got {value_weight.shape}")
+        raise ValueError(
+            f"value_weight must have shape (E, d_v) with E={e} the width of x "
+            f"{x.shape}; "
+            f"got {value_weight.shape}"
+        )
     values = x @ value_weight  # (..., T, d_v)
     block = np.broadcast_to(logits[:t, :t], values.shape[:-2] + (t, t))  # (..., T, T)
     return synthesizer_attention(block, values, mask, causal=causal)
 
 
 class DenseSynthesizer:
-    """Multi-head dense synthesizer with output projection (the CS224N assignment-5 layer).
+    """Multi-head dense synthesizer with output projection (the CS224N assignment-5
+    layer).
 
-    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads are
-    concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
+    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads
+    are concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
     ``A_h`` and ``V_h`` are the ``h``-th blocks of fused (E, E) projections.
 
     Parameters
@@ -254,8 +296,14 @@ class DenseSynthesizer:
     ((3, 4), (2, 3, 3))
     """
 
-    def __init__(self, embed_dim: int, num_heads: int, max_len: int, *,
-                 rng: np.random.Generator | int | None = None) -> None:
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        max_len: int,
+        *,
+        rng: np.random.Generator | int | None = None,
+    ) -> None:
         self.embed_dim = check_positive_int(embed_dim, "embed_dim")
         self.num_heads = check_positive_int(num_heads, "num_heads")
         self.max_len = check_positive_int(max_len, "max_len")
@@ -266,7 +314,9 @@ class DenseSynthesizer:
         bound = 1.0 / math.sqrt(e)  # nn.Linear's default uniform range
         self.w1_weight = rng.uniform(-bound, bound, size=(e, e))
         self.w1_bias = rng.uniform(-bound, bound, size=e)
-        self.w2 = rng.uniform(-1 / math.sqrt(hs), 1 / math.sqrt(hs), size=(h, hs, length))
+        self.w2 = rng.uniform(
+            -1 / math.sqrt(hs), 1 / math.sqrt(hs), size=(h, hs, length)
+        )
         self.b2 = np.zeros((h, length))
         self.value_weight = rng.uniform(-bound, bound, size=(e, e))
         self.value_bias = np.zeros(e)
@@ -282,16 +332,24 @@ class DenseSynthesizer:
         """Synthesized logits of every head: (..., T, E) -> (..., H, T, T)."""
         x = as_float_array(x, "x", ndim_min=2)
         if x.shape[-1] != self.embed_dim:
-            raise ValueError(f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}")
+            raise ValueError(
+                f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}"
+            )
         t = x.shape[-2]
         if t > self.max_len:
-            raise ValueError(f"x has T={t} positions; this layer accepts at most max_len={self.max_len}")
-        hidden = split_heads(np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0),
-                             self.num_heads)  # (..., H, T, hs)
+            raise ValueError(
+                f"x has T={t} positions; this layer accepts at most "
+                f"max_len={self.max_len}"
+            )
+        hidden = split_heads(
+            np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0), self.num_heads
+        )  # (..., H, T, hs)
         logits = hidden @ self.w2 + self.b2[:, None, :]  # (..., H, T, L)
         return logits[..., :t]  # (..., H, T, T)
 
-    def __call__(self, x: Any, *, mask: Any = None, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(
+        self, x: Any, *, mask: Any = None, causal: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Apply the layer.
 
         Parameters
@@ -308,15 +366,21 @@ class DenseSynthesizer:
         """
         x = as_float_array(x, "x", ndim_min=2)
         logits = self.logits(x)  # (..., H, T, T)
-        values = split_heads(x @ self.value_weight.T + self.value_bias, self.num_heads)  # (..., H, T, hs)
+        values = split_heads(
+            x @ self.value_weight.T + self.value_bias, self.num_heads
+        )  # (..., H, T, hs)
         if mask is not None:
             mask = np.asarray(mask)
             if mask.ndim >= 2:
                 mask = mask[..., None, :, :]  # (..., 1, T, T): the same for every head
         heads, weights = synthesizer_attention(logits, values, mask, causal=causal)
-        out = merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias  # (..., T, E)
+        out = (
+            merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias
+        )  # (..., T, E)
         return out, weights
 
     def __repr__(self) -> str:
-        return (f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
-                f"max_len={self.max_len})")
+        return (
+            f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+            f"max_len={self.max_len})"
+        )

@@ -1,16 +1,18 @@
-"""Associative recall by a two-block transformer built by hand (explicit weights, no training).
+"""Associative recall by a two-block transformer built by hand (explicit weights, no
+training).
 
 The subpackage is split by what each part is:
 
 * :mod:`attnsig.recall.task`: the task itself: vocabulary, tokens, well-formed prompts,
   their answers, and prompt sets (random, one per symmetry class, the hardest);
-* :mod:`attnsig.recall.model`: the model: its weights, the forward pass (every intermediate
-  kept, or the read-out only), the prediction;
+* :mod:`attnsig.recall.model`: the model: its weights, the forward pass (every
+  intermediate kept, or the read-out only), the prediction;
 * :mod:`attnsig.recall.analysis`: the analysis: margins, sampled and exact accuracy, the
   critical attention scales.
 
 Everything a chapter uses is re-exported here: ``from attnsig import recall`` and then
-``recall.build_recall_transformer(3)``, ``recall.run(...)``, ``recall.exact_recall_accuracy(...)``.
+``recall.build_recall_transformer(3)``, ``recall.run(...)``,
+``recall.exact_recall_accuracy(...)``.
 """
 
 from .analysis import (

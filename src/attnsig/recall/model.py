@@ -1,33 +1,40 @@
-"""The model: a two-block transformer for associative recall, built by hand (no training).
+"""The model: a two-block transformer for associative recall, built by hand (no
+training).
 
-The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the value
-stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values digits.
+The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the
+value stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters,
+values digits.
 
-**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36 (``VOCAB``).
+**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36
+(``VOCAB``).
 
-**Embedding** (three blocks, ``d = 37 + w + 37``). A token ``x_i`` at position ``i`` of a sequence of
-length ``T = 2n + 2`` becomes ``[e_token | e_code | 0]``: the token block holds the one-hot token,
-the *index block* holds a position code ``c = T - i`` (positions counted from the end, as in the
-construction of the source sheet), and the output block starts empty. Codes ``1..9`` reuse the
-digit coordinates of the index block, codes ``>= 10`` get fresh coordinates appended to it, so the
-index block has width ``w = 37 + max(0, T - 9)``. For ``n = 3`` (``T = 8``) this is the sheet's
-``d = 3 * 37 = 111``. Letters in the index block are free for the keys that block 1 writes there.
+**Embedding** (three blocks, ``d = 37 + w + 37``). A token ``x_i`` at position ``i`` of
+a sequence of length ``T = 2n + 2`` becomes ``[e_token | e_code | 0]``: the token block
+holds the one-hot token, the *index block* holds a position code ``c = T - i``
+(positions counted from the end, as in the construction of the source sheet), and the
+output block starts empty. Codes ``1..9`` reuse the digit coordinates of the index
+block, codes ``>= 10`` get fresh coordinates appended to it, so the index block has
+width ``w = 37 + max(0, T - 9)``. For ``n = 3`` (``T = 8``) this is the sheet's
+``d = 3 * 37 = 111``. Letters in the index block are free for the keys that block 1
+writes there.
 
-**Block 1** (attention + ReLU feed-forward, both with residuals) copies the key of every pair into
-the index block of the value position: the query maps an odd code ``c`` to ``c + 1`` (the code of
-the previous position), the key is the code itself, the value copies the token block into the
-output block. The feed-forward network adds the letter part of the output block to the index block
-at positions with an odd code and clears the output block.
+**Block 1** (attention + ReLU feed-forward, both with residuals) copies the key of every
+pair into the index block of the value position: the query maps an odd code ``c`` to
+``c + 1`` (the code of the previous position), the key is the code itself, the value
+copies the token block into the output block. The feed-forward network adds the letter
+part of the output block to the index block at positions with an odd code and clears the
+output block.
 
-**Block 2** looks the key up: query = key = the index block without code 1 (so the ``?`` position
-carries only the queried letter), value = the token block copied into the output block, ``?``
-dropped. Its feed-forward network is zero (the block's residual makes it the identity).
+**Block 2** looks the key up: query = key = the index block without code 1 (so the ``?``
+position carries only the queried letter), value = the token block copied into the
+output block, ``?`` dropped. Its feed-forward network is zero (the block's residual
+makes it the identity).
 
 **Read-out**: the output block at the last position, read at temperature zero (argmax).
 
-Attention is ``attnsig.attention.scaled_dot_product_attention`` with a causal mask and the scale
-``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard (temperature-zero) limit,
-uniform over the maximal scores of each row.
+Attention is ``attnsig.attention.scaled_dot_product_attention`` with a causal mask and
+the scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
+(temperature-zero) limit, uniform over the maximal scores of each row.
 """
 
 from __future__ import annotations
@@ -148,14 +155,16 @@ class RecallTransformer:
         return slice(VOCAB_SIZE + self.index_width, self.dim)
 
     def code_coordinate(self, code: int) -> int:
-        """Coordinate (in the full width ``d``) of the position code ``code`` in ``1..T``."""
+        """Coordinate (in the full width ``d``) of the position code ``code`` in
+        ``1..T``."""
         if not 1 <= code <= self.seq_len:
             raise ValueError(f"code must be in 1..{self.seq_len}; got {code}")
         return _code_coordinate(code)
 
 
 def _code_coordinate(code: int) -> int:
-    # Codes 1..9 reuse the digit coordinates of the index block (as in the sheet); larger codes
+    # Codes 1..9 reuse the digit coordinates of the index block (as in the sheet);
+    # larger codes
     # get fresh coordinates after the 37 token coordinates of the index block.
     local = code if code <= 9 else VOCAB_SIZE + (code - 10)
     return VOCAB_SIZE + local
@@ -182,7 +191,10 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
-        raise ValueError(f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}")
+        raise ValueError(
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
+            f"{n}"
+        )
     seq_len = 2 * n + 2
     width = VOCAB_SIZE + max(0, seq_len - 9)
     d = 2 * VOCAB_SIZE + width
@@ -191,7 +203,8 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     odd_codes = [c for c in codes if c % 2 == 1]
 
     # Block 1. Query: odd code c -> code c + 1 (the position just before), other index
-    # coordinates unchanged; key: the index block as it is; value: token block -> output block.
+    # coordinates unchanged; key: the index block as it is; value: token block -> output
+    # block.
     w_q1 = np.zeros((d, d))
     w_k1 = np.zeros((d, d))
     code_coords = {_code_coordinate(c) for c in codes}
@@ -204,9 +217,12 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     w_v1 = np.zeros((d, d))
     w_v1[tok + np.arange(VOCAB_SIZE), out + np.arange(VOCAB_SIZE)] = 1.0
 
-    # Block 1 feed-forward network. Unit for letter L: relu(out_L + [code odd] - 1), which is
-    # out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an attention average
-    # of one-hot vectors); it writes into the letter coordinate of the index block. Two units
+    # Block 1 feed-forward network. Unit for letter L: relu(out_L + [code odd] - 1),
+    # which is
+    # out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an attention
+    # average
+    # of one-hot vectors); it writes into the letter coordinate of the index block. Two
+    # units
     # per output coordinate, relu(o) - relu(-o) = o, clear the output block.
     n_letters = len(_LETTERS)
     hidden = n_letters + 2 * VOCAB_SIZE
@@ -225,7 +241,8 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
         w_in[out + t, minus], w_out1[minus, out + t] = -1.0, 1.0
     ffn1 = FeedForward(w_in, b_in, w_out1, np.zeros(d))
 
-    # Block 2. Query = key = index block without code 1; value: token block -> output block,
+    # Block 2. Query = key = index block without code 1; value: token block -> output
+    # block,
     # the query token "?" dropped.
     w_q2 = np.zeros((d, d))
     for j in range(idx, idx + width):
@@ -244,17 +261,19 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
 @dataclass(frozen=True)
 class RecallTrace:
-    """Every intermediate matrix of one forward pass; arrays have a leading batch axis B.
+    """Every intermediate matrix of one forward pass; arrays have a leading batch axis
+    B.
 
     Attributes (shapes)
     -------------------
     x0 : (B, T, d) embedding;
-    q1, k1, v1 : (B, T, d) block 1 queries, keys, values; weights1 : (B, T, T) its attention map;
-    attention1 : (B, T, d) the head's output; residual1 = x0 + attention1; ffn1 : (B, T, d) the
-    feed-forward output; x1 = residual1 + ffn1 (block 1 output);
+    q1, k1, v1 : (B, T, d) block 1 queries, keys, values; weights1 : (B, T, T) its
+    attention map;
+    attention1 : (B, T, d) the head's output; residual1 = x0 + attention1; ffn1 : (B, T,
+    d) the feed-forward output; x1 = residual1 + ffn1 (block 1 output);
     q2, k2, v2, weights2, attention2, residual2, ffn2, x2 : the same for block 2;
-    logits : (B, T, 37) the read-out ``x2 @ w_out`` at every position (finite; temperature zero
-    means taking the argmax).
+    logits : (B, T, 37) the read-out ``x2 @ w_out`` at every position (finite;
+    temperature zero means taking the argmax).
 
     Examples
     --------
@@ -284,7 +303,8 @@ class RecallTrace:
 
 
 def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
-    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns (B, T, d).
+    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns
+    (B, T, d).
 
     Examples
     --------
@@ -296,7 +316,10 @@ def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
     """
     batch, seq_len = tokens.shape
     if seq_len != model.seq_len:
-        raise ValueError(f"tokens must have length {model.seq_len} for this model; got shape {tokens.shape}")
+        raise ValueError(
+            f"tokens must have length {model.seq_len} for this model; got shape "
+            f"{tokens.shape}"
+        )
     x = np.zeros((batch, seq_len, model.dim))
     np.put_along_axis(x, tokens[:, :, None], 1.0, axis=2)  # token block: one-hot
     code_coords = [_code_coordinate(seq_len - i) for i in range(seq_len)]
@@ -305,7 +328,8 @@ def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
 
 
 def _check_scale(scale: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scale of block 1, scale of block 2): each 0-d (possibly inf) or of shape (B,)."""
+    """(scale of block 1, scale of block 2): each 0-d (possibly inf) or of shape
+    (B,)."""
     if isinstance(scale, tuple):
         if len(scale) != 2:
             raise ValueError(
@@ -343,12 +367,15 @@ def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
 def _attention(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: np.ndarray, causal: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Attention with a scalar, infinite or per-sequence scale; returns (output, weights).
+    """Attention with a scalar, infinite or per-sequence scale; returns (output,
+    weights).
 
-    ``causal=False`` is used only for the last query row, which sees every position anyway.
+    ``causal=False`` is used only for the last query row, which sees every position
+    anyway.
     """
     if scale.ndim == 0 and np.isinf(scale):
-        # Temperature zero: all weight, uniformly, on the maximal scores of each row, i.e.
+        # Temperature zero: all weight, uniformly, on the maximal scores of each row,
+        # i.e.
         # the scores become +inf at the row maxima and -inf elsewhere.
         scores = q @ np.swapaxes(k, -1, -2)  # (B, Tq, T)
         if causal:
@@ -415,21 +442,28 @@ def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.nda
     return x2_last[:, 0] @ model.w_out  # (B, 37)
 
 
-def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-        check_answerable: bool = True) -> RecallTrace:
+def run(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> RecallTrace:
     """Run the transformer and keep every intermediate matrix.
 
     Parameters
     ----------
     model : RecallTransformer
     sequences : str, sequence of str, or array_like of int, shape (B, T)
-        Recall prompts of length ``T = 2n + 2``, validated by :func:`~attnsig.recall.task.validate_recall_tokens`.
+        Recall prompts of length ``T = 2n + 2``, validated by
+        :func:`~attnsig.recall.task.validate_recall_tokens`.
     scale : float, array of shape (B,), or pair of those, optional
-        Multiplier of the attention scores, for both blocks or ``(block 1, block 2)``; default
-        ``1/sqrt(d)``. ``math.inf`` is the temperature-zero limit (uniform over the row maxima).
+        Multiplier of the attention scores, for both blocks or ``(block 1, block 2)``;
+        default ``1/sqrt(d)``. ``math.inf`` is the temperature-zero limit (uniform over
+        the row maxima).
     check_answerable : bool
-        Refuse prompts with repeated keys or a missing queried key (default). ``False`` runs them,
-        to see what the construction does.
+        Refuse prompts with repeated keys or a missing queried key (default). ``False``
+        runs them, to see what the construction does.
 
     Returns
     -------
@@ -443,12 +477,19 @@ def run(model: RecallTransformer, sequences: Any, scale: Any = None, *,
     >>> VOCAB[int(trace.logits[0, -1].argmax())]
     '8'
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
     return _trace(model, embed(model, tokens), scale)
 
 
-def recall_logits(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-                  check_answerable: bool = True) -> np.ndarray:
+def recall_logits(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> np.ndarray:
     """Read-out at the last position, shape (B, 37), without keeping the intermediates.
 
     Examples
@@ -458,16 +499,24 @@ def recall_logits(model: RecallTransformer, sequences: Any, scale: Any = None, *
     >>> logits.shape, VOCAB[int(logits[0].argmax())]
     ((1, 37), '8')
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs, check_answerable=check_answerable)
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
     return _last_logits(model, embed(model, tokens), scale)
 
 
-def predict(model: RecallTransformer, sequences: Any, scale: Any = None, *,
-            check_answerable: bool = True, atol: float = 1e-12) -> np.ndarray:
+def predict(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+    atol: float = 1e-12,
+) -> np.ndarray:
     """Temperature-zero prediction at the last position: token indices of shape (B,).
 
-    A row whose largest read-out value is not unique (within ``atol``) has no deterministic answer
-    and gets ``-1``.
+    A row whose largest read-out value is not unique (within ``atol``) has no
+    deterministic answer and gets ``-1``.
 
     Examples
     --------
@@ -476,7 +525,9 @@ def predict(model: RecallTransformer, sequences: Any, scale: Any = None, *,
     >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
     ['8', '3']
     """
-    logits = recall_logits(model, sequences, scale, check_answerable=check_answerable)  # (B, 37)
+    logits = recall_logits(
+        model, sequences, scale, check_answerable=check_answerable
+    )  # (B, 37)
     top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)
     best = np.argmax(logits, axis=1)
     return np.where(top_two[:, 1] - top_two[:, 0] > atol, best, -1)

@@ -1,16 +1,18 @@
 """The associative-recall task: vocabulary, tokens, well-formed prompts, prompt sets.
 
-A prompt holds ``n`` key-value pairs, then a key, then ``?``; the answer is the value stored
-under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values digits.
+A prompt holds ``n`` key-value pairs, then a key, then ``?``; the answer is the value
+stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters, values
+digits.
 
-**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36 (``VOCAB``).
+**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36
+(``VOCAB``).
 """
 
 from __future__ import annotations
 
 import math
 import string
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -48,7 +50,8 @@ def tokenize(sequences: Any) -> np.ndarray:
     Parameters
     ----------
     sequences : str, sequence of str, or array_like of int
-        Strings over ``VOCAB`` (all of one length), or token indices of shape (T,) or (B, T).
+        Strings over ``VOCAB`` (all of one length), or token indices of shape (T,) or
+        (B, T).
 
     Returns
     -------
@@ -61,24 +64,40 @@ def tokenize(sequences: Any) -> np.ndarray:
     """
     if isinstance(sequences, str):
         sequences = [sequences]
-    if isinstance(sequences, (list, tuple)) and sequences and all(isinstance(s, str) for s in sequences):
+    if (
+        isinstance(sequences, (list, tuple))
+        and sequences
+        and all(isinstance(s, str) for s in sequences)
+    ):
         lengths = {len(s) for s in sequences}
         if len(lengths) != 1:
-            raise ValueError(f"sequences must all have the same length; got lengths {sorted(lengths)}")
+            raise ValueError(
+                "sequences must all have the same length; got lengths "
+                f"{sorted(lengths)}"
+            )
         for b, s in enumerate(sequences):
             bad = [ch for ch in s if ch not in _TOKEN_ID]
             if bad:
-                raise ValueError(f"sequences[{b}] = {s!r} contains {bad[0]!r}, which is not in the "
-                                 f"vocabulary 0-9, A-Z, '?'")
-        return np.array([[_TOKEN_ID[ch] for ch in s] for s in sequences], dtype=np.int64)
+                raise ValueError(
+                    f"sequences[{b}] = {s!r} contains {bad[0]!r}, which is not in the "
+                    f"vocabulary 0-9, A-Z, '?'"
+                )
+        return np.array(
+            [[_TOKEN_ID[ch] for ch in s] for s in sequences], dtype=np.int64
+        )
     arr = as_int_array(sequences, "sequences", "strings or integer token indices")
     if arr.ndim == 1:
         arr = arr[None, :]  # (1, T)
     if arr.ndim != 2 or arr.shape[1] == 0:
-        raise ValueError(f"sequences must have shape (T,) or (B, T) with T >= 1; got shape {arr.shape}")
+        raise ValueError(
+            "sequences must have shape (T,) or (B, T) with T >= 1; got shape "
+            f"{arr.shape}"
+        )
     if arr.size and (arr.min() < 0 or arr.max() >= VOCAB_SIZE):
-        raise ValueError(f"token indices must lie in 0..{VOCAB_SIZE - 1}; got values in "
-                         f"{arr.min()}..{arr.max()}")
+        raise ValueError(
+            f"token indices must lie in 0..{VOCAB_SIZE - 1}; got values in "
+            f"{arr.min()}..{arr.max()}"
+        )
     return arr.astype(np.int64)
 
 
@@ -99,12 +118,14 @@ def _where(condition: np.ndarray) -> tuple[int, int]:
     return int(b), int(i)
 
 
-def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: bool = True) -> np.ndarray:
+def validate_recall_tokens(
+    sequences: Any, num_pairs: int, *, check_answerable: bool = True
+) -> np.ndarray:
     """Check that sequences are well-formed recall prompts; return their tokens.
 
-    A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a letter, ``?``.
-    With ``check_answerable`` the keys must be distinct and the queried letter one of them, so that
-    the answer is defined (:func:`recall_answers`).
+    A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a
+    letter, ``?``. With ``check_answerable`` the keys must be distinct and the queried
+    letter one of them, so that the answer is defined (:func:`recall_answers`).
 
     Parameters
     ----------
@@ -131,33 +152,45 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
     >>> validate_recall_tokens("A6B8A3B?", 3)
     Traceback (most recent call last):
     ...
-    ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs distinct keys (the construction would average their values)
+    ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs
+    distinct keys (the construction would average their values)
     """
     n = check_positive_int(num_pairs, "num_pairs")
     tokens = tokenize(sequences)
     seq_len = 2 * n + 2
     if tokens.shape[1] != seq_len:
-        raise ValueError(f"a recall sequence with num_pairs={n} has length {seq_len} "
-                         f"(n key-value pairs, a key, '?'); got length {tokens.shape[1]}")
-    keys = tokens[:, 0:2 * n:2]  # (B, n)
-    values = tokens[:, 1:2 * n:2]  # (B, n)
+        raise ValueError(
+            f"a recall sequence with num_pairs={n} has length {seq_len} "
+            f"(n key-value pairs, a key, '?'); got length {tokens.shape[1]}"
+        )
+    keys = tokens[:, 0 : 2 * n : 2]  # (B, n)
+    values = tokens[:, 1 : 2 * n : 2]  # (B, n)
     queried = tokens[:, 2 * n]  # (B,)
     is_letter = (tokens >= _LETTERS[0]) & (tokens <= _LETTERS[-1])
-    if not is_letter[:, 0:2 * n:2].all():
-        b, m = _where(~is_letter[:, 0:2 * n:2])
-        raise ValueError(f"sequence {b}: position {2 * m} must hold a key (a letter A-Z); "
-                         f"got {VOCAB[keys[b, m]]!r}")
+    if not is_letter[:, 0 : 2 * n : 2].all():
+        b, m = _where(~is_letter[:, 0 : 2 * n : 2])
+        raise ValueError(
+            f"sequence {b}: position {2 * m} must hold a key (a letter A-Z); "
+            f"got {VOCAB[keys[b, m]]!r}"
+        )
     if not (values <= _DIGITS[-1]).all():
         b, m = _where(values > _DIGITS[-1])
-        raise ValueError(f"sequence {b}: position {2 * m + 1} must hold a value (a digit 0-9); "
-                         f"got {VOCAB[values[b, m]]!r}")
+        raise ValueError(
+            f"sequence {b}: position {2 * m + 1} must hold a value (a digit 0-9); "
+            f"got {VOCAB[values[b, m]]!r}"
+        )
     if not is_letter[:, 2 * n].all():
         b = int(np.argmin(is_letter[:, 2 * n]))
-        raise ValueError(f"sequence {b}: position {2 * n} must hold the queried key (a letter A-Z); "
-                         f"got {VOCAB[queried[b]]!r}")
+        raise ValueError(
+            f"sequence {b}: position {2 * n} must hold the queried key (a letter A-Z); "
+            f"got {VOCAB[queried[b]]!r}"
+        )
     if not (tokens[:, -1] == _QUERY_ID).all():
         b = int(np.argmin(tokens[:, -1] == _QUERY_ID))
-        raise ValueError(f"sequence {b}: the last position must hold '?'; got {VOCAB[tokens[b, -1]]!r}")
+        raise ValueError(
+            f"sequence {b}: the last position must hold '?'; got "
+            f"{VOCAB[tokens[b, -1]]!r}"
+        )
     if check_answerable:
         sorted_keys = np.sort(keys, axis=1)  # (B, n)
         repeated = (sorted_keys[:, 1:] == sorted_keys[:, :-1]).any(axis=1)
@@ -165,13 +198,19 @@ def validate_recall_tokens(sequences: Any, num_pairs: int, *, check_answerable: 
             b = int(np.argmax(repeated))
             row = sorted_keys[b]
             letter = VOCAB[row[1:][row[1:] == row[:-1]][0]]
-            raise ValueError(f"sequence {b}: the key {letter!r} occurs more than once; associative "
-                             "recall needs distinct keys (the construction would average their values)")
+            raise ValueError(
+                f"sequence {b}: the key {letter!r} occurs more than once; associative "
+                "recall needs distinct keys (the construction would average their "
+                "values)"
+            )
         found = (keys == queried[:, None]).any(axis=1)
         if not found.all():
             b = int(np.argmin(found))
-            raise ValueError(f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the keys "
-                             f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall")
+            raise ValueError(
+                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among "
+                "the keys "
+                f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall"
+            )
     return tokens
 
 
@@ -185,16 +224,20 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
     """
     tokens = validate_recall_tokens(sequences, num_pairs)
     n = num_pairs
-    match = tokens[:, 0:2 * n:2] == tokens[:, [2 * n]]  # (B, n), one True per row
-    return tokens[:, 1:2 * n:2][match]
+    match = tokens[:, 0 : 2 * n : 2] == tokens[:, [2 * n]]  # (B, n), one True per row
+    return tokens[:, 1 : 2 * n : 2][match]
 
 
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Prompt sets
-# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-def random_recall_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random queried key.
+
+def random_recall_tokens(
+    num_pairs: int, size: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random
+    queried key.
 
     Returns
     -------
@@ -210,19 +253,22 @@ def random_recall_tokens(num_pairs: int, size: int, rng: np.random.Generator) ->
     if n > MAX_PAIRS:
         raise ValueError(f"num_pairs must be at most {MAX_PAIRS}; got {n}")
     rng = check_rng(rng)
-    keys = _LETTERS[np.argsort(rng.random((size, len(_LETTERS))), axis=1)[:, :n]]  # (size, n) distinct
+    keys = _LETTERS[
+        np.argsort(rng.random((size, len(_LETTERS))), axis=1)[:, :n]
+    ]  # (size, n) distinct
     values = rng.integers(0, _NUM_DIGITS, size=(size, n))
     which = rng.integers(0, n, size=size)
     tokens = np.empty((size, 2 * n + 2), dtype=np.int64)
-    tokens[:, 0:2 * n:2] = keys
-    tokens[:, 1:2 * n:2] = values
+    tokens[:, 0 : 2 * n : 2] = keys
+    tokens[:, 1 : 2 * n : 2] = values
     tokens[:, 2 * n] = keys[np.arange(size), which]
     tokens[:, -1] = _QUERY_ID
     return tokens
 
 
 def _value_patterns(n: int) -> list[list[int]]:
-    """Restricted growth strings of length n with at most 10 blocks (equality patterns of values)."""
+    """Restricted growth strings of length n with at most 10 blocks (equality patterns
+    of values)."""
     patterns: list[list[int]] = []
 
     def extend(prefix: list[int], blocks: int) -> None:
@@ -239,17 +285,19 @@ def _value_patterns(n: int) -> list[list[int]]:
 def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """One prompt per class of prompts equal up to renaming letters and renaming digits.
 
-    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all letters alike and all digits alike,
-    so the read-out of a renamed prompt is the renamed read-out: every prompt in a class is
-    recalled correctly or none is. Keys are ``A, B, C, ...``; the classes differ in which values
-    are equal and which key is queried.
+    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all
+    letters alike and all digits alike, so the read-out of a renamed prompt is the
+    renamed read-out: every prompt in a class is recalled correctly or none is. Keys are
+    ``A, B, C, ...``; the classes differ in which values are equal and which key is
+    queried.
 
     Returns
     -------
     tokens : ndarray of int64, shape (C, 2n + 2)
     counts : ndarray of int64, shape (C,)
-        The number of answerable prompts each representative stands for; ``counts.sum()`` is the
-        number of all answerable prompts, ``26!/(26-n)! * 10**n * n``.
+        The number of answerable prompts each representative stands for;
+        ``counts.sum()`` is the number of all answerable prompts,
+        ``26!/(26-n)! * 10**n * n``.
 
     Examples
     --------
@@ -259,8 +307,11 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > 9:
-        raise ValueError(f"num_pairs must be at most 9 here (the number of classes grows like the Bell "
-                         f"numbers); got {n}")
+        raise ValueError(
+            "num_pairs must be at most 9 here (the number of classes grows like the "
+            "Bell "
+            f"numbers); got {n}"
+        )
     key_orders = math.perm(len(_LETTERS), n)
     rows, counts = [], []
     for pattern in _value_patterns(n):
@@ -278,9 +329,10 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
 _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 
-@lru_cache(maxsize=None)
+@cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of prompts."""
+    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of
+    prompts."""
     tokens, counts = canonical_recall_tokens(n)
     tokens.flags.writeable = False
     counts.flags.writeable = False
@@ -288,14 +340,18 @@ def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
-    """The prompt that needs the largest attention scale: ``A0 B0 ... (n-1 equal values), last pair queried``.
+    """The prompt that needs the largest attention scale:
+    ``A0 B0 ... (n-1 equal values), last pair queried``.
 
-    Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last pair holds ``1``
-    and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make it hard: ``n - 1`` copies of
-    one wrong digit compete with the answer in block 2, and block 1 copies the last pair's key with
-    the smallest weight (its row sees the most positions). Checked to be the hardest symmetry class
-    (largest :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by exhaustive search over
-    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a conjecture,
+    Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last
+    pair holds ``1`` and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make
+    it hard: ``n - 1`` copies of one wrong digit compete with the answer in block 2, and
+    block 1 copies the last pair's key with the smallest weight (its row sees the most
+    positions). Checked to be the hardest symmetry class (largest
+    :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
+    exhaustive search over
+    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
+    conjecture,
     spot-checked on random prompts. For ``n = 1`` there is only one class.
 
     Parameters
@@ -306,7 +362,8 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (1, 2n + 2)
-        One prompt, with a leading batch axis so it can be passed to :func:`~attnsig.recall.model.run` and friends.
+        One prompt, with a leading batch axis so it can be passed to
+        :func:`~attnsig.recall.model.run` and friends.
 
     Examples
     --------
@@ -315,10 +372,13 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     """
     n = check_positive_int(num_pairs, "num_pairs")
     if n > MAX_PAIRS:
-        raise ValueError(f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got {n}")
+        raise ValueError(
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
+            f"{n}"
+        )
     tokens = np.empty((1, 2 * n + 2), dtype=np.int64)
-    tokens[0, 0:2 * n:2] = _LETTERS[:n]
-    tokens[0, 1:2 * n:2] = _DIGITS[0]
+    tokens[0, 0 : 2 * n : 2] = _LETTERS[:n]
+    tokens[0, 1 : 2 * n : 2] = _DIGITS[0]
     tokens[0, 2 * n - 1] = _DIGITS[1]  # the last pair's value differs from the others
     tokens[0, 2 * n] = _LETTERS[n - 1]  # ... and it is the one queried
     tokens[0, -1] = _QUERY_ID
