@@ -60,11 +60,9 @@ def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     return scores[index] - np.logaddexp.reduce(scores), keys[index] - alpha @ keys
 
 
-# ----------------------------------------------------------------------------- score
-# gaps
+# --------------------------------------------------------------------------- score gaps
 def outside_weight(gap, num_keys: int, subset_size: int = 1):
-    """Total weight outside a subset of keys whose scores tie and beat all others by
-    ``gap``.
+    """Weight outside a tied subset of keys that beats all others by ``gap``.
 
     If ``subset_size`` keys share the largest score and each of the other ``num_keys -
     subset_size`` keys scores exactly ``gap`` less, the weight outside the subset is
@@ -105,8 +103,7 @@ def outside_weight(gap, num_keys: int, subset_size: int = 1):
 
 
 def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
-    """Smallest score gap guaranteeing that at most ``epsilon`` of the weight leaves a
-    subset.
+    """Smallest score gap that lets at most ``epsilon`` of the weight leave a subset.
 
     Solving ``outside_weight(gap, n, m) = epsilon`` gives
 
@@ -159,11 +156,9 @@ def copy_gap(num_keys: int, epsilon: float) -> float:
     return subset_gap(num_keys, 1, epsilon)
 
 
-# ----------------------------------------------------------------------------- closed
-# forms
+# ------------------------------------------------------------------------- closed forms
 def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float]:
-    """Weights ``(alpha_1, alpha_2)`` of the query ``ln(n/eps)(u + k_2)`` when
-    ``k_1 = c u``.
+    """Weights ``(alpha_1, alpha_2)`` of ``ln(n/eps)(u + k_2)`` when ``k_1 = c u``.
 
     With ``r = n/eps`` the scores are ``c ln r``, ``ln r`` and ``0`` (``n - 2`` times),
     so ``alpha_1 = r^c / (r^c + r + n - 2)`` and ``alpha_2 = r / (r^c + r + n - 2)``.
@@ -188,8 +183,7 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
 
 
 def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length that copies ``k_1`` with weight ``>= 1/(1+eps)`` for every
-    admissible key set.
+    """Query length that copies ``k_1`` (weight ``>= 1/(1+eps)``) for all key sets.
 
     Admissible: unit keys with ``||k_1 - k_i|| >= 1``.  The value is ``2 ln((n-1)/eps)``
     for ``n >= 3`` (attained by :func:`attnsig.keysets.adversarial_copy_keys`) and
@@ -212,8 +206,7 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
 
 
 def average_min_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` for ``n``
-    orthonormal keys.
+    """Query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` on orthonormal keys.
 
     Equal to ``sqrt(2(n-2)/n) ln((n-2)/eps)`` for ``n >= 3`` and to 0 for ``n = 2``.
 
@@ -232,8 +225,7 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
 
 
 def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
-    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for the head-1 query
-    ``t u``.
+    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for query ``t u``.
 
     The other ``n - 1`` keys are orthogonal to ``u`` and score 0, so the condition is
     ``(n - 1) exp(-c t) <= eps``, i.e. ``t >= ln((n-1)/eps) / c`` (0 when that is
@@ -257,8 +249,7 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
 def min_scale_along(
     keys, direction, indices: Sequence[int], threshold: float, rtol: float = 1e-12
 ) -> float:
-    """Smallest ``t >= 0`` such that every target weight of the query ``t * direction``
-    is ``>= threshold``.
+    """Smallest ``t >= 0`` giving every chosen key weight ``>= threshold`` along a line.
 
     Along a direction in which every target has a largest score (ties among targets
     allowed, up to ``1e-12`` relative), each target weight is non-decreasing in ``t``,
@@ -337,8 +328,7 @@ def min_scale_along(
 def min_query_norm(
     keys, indices: Sequence[int], threshold: float, x0=None
 ) -> tuple[float, np.ndarray]:
-    """Smallest ``||q||`` over all queries whose target weights are all
-    ``>= threshold``.
+    """Smallest ``||q||`` giving every chosen key weight ``>= threshold``.
 
     The feasible set ``{q : log alpha_j(q) >= log threshold for all targets j}`` is
     convex (``-log alpha_j`` is a log-sum-exp of affine functions), so this is a convex

@@ -48,8 +48,7 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------- by score
-# gap
+# ------------------------------------------------------------------------- by score gap
 def query_for_scores(keys, scores) -> np.ndarray:
     """A query ``q`` with ``keys @ q = scores``, for linearly independent keys.
 
@@ -159,8 +158,7 @@ def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     return query_for_scores(k, target)
 
 
-# ----------------------------------------------------------------------------- by
-# length
+# ---------------------------------------------------------------------------- by length
 def copy_query(keys, index: int, epsilon: float) -> np.ndarray:
     """Query ``2 ln(n/epsilon) k_index`` that copies the value of one key.
 
@@ -223,8 +221,7 @@ def average_query(keys, indices, epsilon: float) -> np.ndarray:
 def noisy_average_query(
     direction, second_key, num_keys: int, epsilon: float
 ) -> np.ndarray:
-    """The single-head query ``ln(n/epsilon) (u + k_2)`` for the noisy key
-    ``k_1 = c u``.
+    """The single-head query ``ln(n/epsilon) (u + k_2)`` for a noisy key ``c u``.
 
     Parameters
     ----------

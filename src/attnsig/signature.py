@@ -178,8 +178,7 @@ def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
 
 
 def signature_dim(d: int, depth: int) -> int:
-    """Length ``d + d**2 + ... + d**depth`` of a signature truncated at ``depth`` (level
-    0 left out).
+    """Length ``d + d**2 + ... + d**depth`` of a truncated signature (no level 0).
 
     Parameters
     ----------
@@ -205,8 +204,7 @@ def _level_offsets(d: int, depth: int) -> list[int]:
 
 
 def words(d: int, depth: int) -> list[tuple[int, ...]]:
-    """All words of length ``1..depth`` over the letters ``0..d-1``, in the order of the
-    signature.
+    """All words of length ``1..depth`` over ``0..d-1``, in the signature's order.
 
     Returns
     -------
@@ -228,8 +226,7 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
 
 
 def word_index(word: Sequence[int], d: int) -> int:
-    """Position of ``word`` (0-based letters, first letter = earliest time) in the flat
-    signature.
+    """Position of ``word`` (0-based letters, first = earliest) in a flat signature.
 
     The inverse of ``words``: ``words(d, depth)[word_index(w, d)] == tuple(w)`` for
     every word of length at most ``depth``.
@@ -347,8 +344,7 @@ def _segment_exponential(delta: np.ndarray, depth: int) -> list[np.ndarray]:
 
 
 def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
-    """Signature of the concatenation of two paths, from their signatures (Chen's
-    identity).
+    """Signature of two paths joined end to end, from their signatures (Chen).
 
     If ``sig_a`` is the signature of a path ``X`` and ``sig_b`` that of a path ``Y``
     (both truncated at ``depth``), the result is the signature of ``X`` followed by

@@ -261,8 +261,7 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
 @dataclass(frozen=True)
 class RecallTrace:
-    """Every intermediate matrix of one forward pass; arrays have a leading batch axis
-    B.
+    """Every intermediate matrix of one forward pass (leading batch axis B).
 
     Attributes (shapes)
     -------------------
@@ -303,8 +302,7 @@ class RecallTrace:
 
 
 def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
-    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns
-    (B, T, d).
+    """Embedding ``[e_token | e_code | 0]`` of tokens (B, T): shape (B, T, d).
 
     Examples
     --------
