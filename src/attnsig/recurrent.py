@@ -1,5 +1,4 @@
-"""A vanilla RNN and the tools to compare it with self-attention: Jacobians, dependency
-maps, costs.
+"""A vanilla RNN beside self-attention: Jacobians, dependency maps, costs.
 
 The RNN follows PyTorch's ``nn.RNN`` (``nonlinearity='tanh'``, ``batch_first=True``)
 layout::

@@ -1,5 +1,4 @@
-"""The analysis: margins, accuracies (sampled and exact) and critical attention
-scales."""
+"""The analysis: margins, accuracies (sampled and exact), critical scales."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The model: a two-block transformer for associative recall, built by hand (no
-training).
+"""The model: a two-block transformer for associative recall, built by hand.
 
 The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the
 value stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters,
