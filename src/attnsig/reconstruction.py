@@ -331,8 +331,8 @@ def time_moment_terms_from_derivative(
     for k in range(num_terms):
         if k <= _MAX_FLOAT_FACTORIAL:
             terms[k] = np.sum(w * s**k / float(math.factorial(k)) * du)
-        # k! overflows; the nodes lie strictly inside (0, 1), so the logarithm is finite
         else:
+            # k! overflows; the nodes lie inside (0, 1), so the logarithm is finite
             terms[k] = np.sum(w * np.exp(k * np.log(s) - math.lgamma(k + 1)) * du)
     return terms
 

@@ -72,6 +72,7 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -658,6 +659,7 @@ def _meet_in_middle_split(depth: int) -> int:
     return depth // 2 + 1
 
 
+@lru_cache(maxsize=256)
 def _meet_in_middle_entries(d: int, depth: int, segments: int) -> int:
     """Float64 entries per path of the largest arrays of the meet-in-the-middle method
     (a bound)."""
