@@ -33,6 +33,12 @@ def main() -> int:
         shutil.rmtree(book)
     book.mkdir()
     shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    # Files the configuration names (the bibliography) and the theme's static files.
+    for name in ("references.bib", "_static", "_ext"):
+        if (ROOT / name).is_file():
+            shutil.copy(ROOT / name, book / name)
+        elif (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, book / name)
     shutil.copytree(ROOT / "chapters", book / "chapters",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
     (book / "intro.md").write_text("# Preview\n\n```{tableofcontents}\n```\n")

@@ -100,7 +100,9 @@ class StaticExplorer:
             label = html.escape(self.labels[param])
             text = [self.formats[param].format(v) for v in values]
             rows.append(
-                f'<label class="attnsig-explorer-control">{label} '
+                '<label class="attnsig-explorer-control" '
+                # Spacing for notebook front ends, which do not load the book's CSS.
+                f'style="margin-right:1.5em">{label} '
                 f'<input type="range" min="0" max="{len(values) - 1}" step="1" '
                 f'value="{self.default[k]}" data-param="{html.escape(param)}" '
                 f"data-labels='{html.escape(json.dumps(text))}' "
