@@ -38,8 +38,7 @@ class _Oracle:
 torch = _Oracle()
 
 
-# ---------------------------------------------------------------- small cases known by
-# hand
+# ------------------------------------------------------------ small cases known by hand
 def test_softmax_hand_cases():
     e = math.e
     np.testing.assert_allclose(
@@ -377,8 +376,7 @@ def test_causal_output_ignores_the_future(t, seed):
     )
 
 
-# ---------------------------------------------------------------- fast path against the
-# reference path
+# ------------------------------------------------- fast path against the reference path
 # ``mha(...)`` runs the fast path; ``mha(..., reference=True)`` the readable formulas.
 # In float64
 # they agree to 1e-12 (only the order of floating-point operations differs); in float32

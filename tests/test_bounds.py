@@ -14,8 +14,7 @@ from attnsig.heads import attention_weights
 EPS = st.floats(min_value=1e-4, max_value=0.999)
 
 
-# ----------------------------------------------------------------------------- small
-# hand cases
+# --------------------------------------------------------------------- small hand cases
 def test_copy_query_two_keys_by_hand():
     # k_1 = e_0, k_2 = (1/2, sqrt(3)/2): distance exactly 1.  n = 2, eps = 1/2: t = 2 ln
     # 4.
@@ -84,8 +83,7 @@ def test_two_head_queries_shapes_and_scales():
     np.testing.assert_allclose(sheet[0], [math.log(6), 0, 0], rtol=1e-15)
 
 
-# ----------------------------------------------------------------------------- bad
-# input
+# ---------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("eps", [0.0, 1.0, -0.1, 2.0])
 def test_epsilon_out_of_range(eps):
     with pytest.raises(ValueError, match="epsilon"):

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from attnsig import bounds, constructions, heads, keysets, lowrank
 
-# --------------------------------------------------------------------------- hand-known
-# cases
+# --------------------------------------------------------------------- hand-known cases
 
 
 def test_weights_of_equal_scores_are_uniform():

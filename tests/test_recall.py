@@ -51,8 +51,7 @@ def model3() -> R.RecallTransformer:
     return R.build_recall_transformer(3)
 
 
-# ---------------------------------------------------------------- small cases known by
-# hand
+# ------------------------------------------------------------ small cases known by hand
 
 
 def test_vocabulary_and_width(model3):

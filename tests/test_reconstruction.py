@@ -40,8 +40,7 @@ def smooth_u(t):
     return np.sin(6 * t) + np.arctan(2 * t - 1)
 
 
-# ------------------------------------------------------------------ small cases known
-# by hand
+# ------------------------------------------------------------ small cases known by hand
 
 
 def test_words_and_terms_of_a_parabola():

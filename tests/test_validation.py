@@ -30,8 +30,7 @@ from attnsig import (
 SRC = Path(attnsig.__file__).resolve().parent
 
 
-# ----------------------------------------------------------------------------- what
-# users meet
+# ---------------------------------------------------------------------- what users meet
 @pytest.mark.parametrize(
     "call, error, name",
     [
@@ -159,8 +158,7 @@ def test_check_real_bounds_and_messages():
         _validation.check_real(1.5, "x", low=2)
 
 
-# ----------------------------------------------------------------------------- the
-# source
+# --------------------------------------------------------------------------- the source
 NUMERIC_TYPES = {
     "bool",
     "int",

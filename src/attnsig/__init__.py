@@ -1,5 +1,4 @@
-"""attnsig: the companion package of the executable textbook on attention and path
-signatures.
+"""attnsig: companion package of the textbook on attention and path signatures.
 
 One module per concept; import the one you need (``from attnsig import attention``):
 

@@ -20,6 +20,7 @@ and errors behave exactly as documented there.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -122,17 +123,20 @@ def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.nd
     if bias is not None:
         if np.result_type(out, bias) == out.dtype:
             out += bias
-        # a wider bias (float64 on float32 products) promotes, as `out + bias` does
-        else:
+        else:  # a wider bias (float64 on float32 products) promotes, like out + bias
             out = out + bias
     return out
 
 
+@lru_cache(maxsize=32)
 def _causal_bias(rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
-    """Additive causal mask (rows, cols): 0 where column <= row, -inf above the
-    diagonal."""
+    """Additive causal mask (rows, cols): 0 on and below the diagonal, -inf above.
+
+    Cached and read-only: a model calls it with the same sizes again and again.
+    """
     bias = np.zeros((rows, cols), dtype)
     bias[~np.tri(rows, cols, dtype=bool)] = -np.inf
+    bias.flags.writeable = False
     return bias
 
 

@@ -20,6 +20,10 @@ import numpy as np
 
 __all__ = [
     "as_float_array",
+    "as_float64_array",
+    "as_matrix",
+    "as_vector",
+    "check_unit_interval",
     "check_finite",
     "check_positive_int",
     "check_int",
@@ -99,6 +103,75 @@ def as_float_array(
         )
     check_finite(arr, name, allow_inf=allow_inf, allow_nan=allow_nan)
     return arr
+
+
+def as_float64_array(
+    x: Any, name: str, *, ndim_min: int = 0, ndim: int | None = None
+) -> np.ndarray:
+    """:func:`as_float_array`, then float64 (for exact-arithmetic constructions).
+
+    Examples
+    --------
+    >>> as_float64_array(np.ones(2, np.float32), "x").dtype
+    dtype('float64')
+    """
+    arr = as_float_array(x, name, ndim_min=ndim_min, ndim=ndim)
+    return arr.astype(np.float64, copy=False)
+
+
+def as_matrix(x: Any, name: str) -> np.ndarray:
+    """A non-empty float64 matrix of shape (n, d), such as a set of keys as rows.
+
+    Examples
+    --------
+    >>> as_matrix([[1, 0], [0, 1]], "keys").shape
+    (2, 2)
+    >>> as_matrix([1.0, 0.0], "keys")
+    Traceback (most recent call last):
+    ...
+    ValueError: keys must be a non-empty 2-D array of shape (n, d); got shape (2,)
+    """
+    arr = as_float64_array(x, name)
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(
+            f"{name} must be a non-empty 2-D array of shape (n, d); "
+            f"got shape {arr.shape}"
+        )
+    return arr
+
+
+def as_vector(x: Any, name: str, dim: int | None = None) -> np.ndarray:
+    """A float64 vector of shape (d,), or (dim,) when ``dim`` is given.
+
+    Examples
+    --------
+    >>> as_vector([1, 2], "direction", dim=2)
+    array([1., 2.])
+    >>> as_vector([1, 2], "direction", dim=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: direction must have shape (3,); got shape (2,)
+    """
+    arr = as_float64_array(x, name)
+    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
+        expected = f"({dim},)" if dim is not None else "(d,)"
+        raise ValueError(f"{name} must have shape {expected}; got shape {arr.shape}")
+    return arr
+
+
+def check_unit_interval(value: Any, name: str) -> float:
+    """A real number strictly between 0 and 1 (an accuracy ``epsilon``, a threshold).
+
+    Examples
+    --------
+    >>> check_unit_interval(0.1, "epsilon")
+    0.1
+    >>> check_unit_interval(1.0, "epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a real number in (0, 1); got 1.0
+    """
+    return check_real(value, name, low=0, high=1, low_open=True, high_open=True)
 
 
 def check_finite(

@@ -28,9 +28,13 @@ import numpy as np
 
 from ._validation import (
     as_float_array,
+    as_matrix,
+    as_vector,
     check_indices,
+    check_positive_float,
     check_positive_int,
     check_real,
+    check_unit_interval,
 )
 from .attention import softmax
 from .heads import attention_weights  # softmax(keys @ q), unscaled as in the sheets
@@ -48,38 +52,6 @@ __all__ = [
 ]
 
 
-def _keys(keys, name: str = "keys") -> np.ndarray:
-    arr = as_float_array(keys, name).astype(np.float64, copy=False)
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(
-            f"{name} must be a non-empty 2-D array of shape (n, d); got shape "
-            f"{arr.shape}"
-        )
-    return arr
-
-
-def _vector(x, name: str, dim: int | None = None) -> np.ndarray:
-    arr = as_float_array(x, name).astype(np.float64, copy=False)
-    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
-        expected = f"({dim},)" if dim is not None else "(d,)"
-        raise ValueError(f"{name} must have shape {expected}; got shape {arr.shape}")
-    return arr
-
-
-def _epsilon(epsilon) -> float:
-    return check_real(epsilon, "epsilon", low=0, high=1, low_open=True, high_open=True)
-
-
-def _threshold(threshold) -> float:
-    return check_real(
-        threshold, "threshold", low=0, high=1, low_open=True, high_open=True
-    )
-
-
-def _c(c, name: str = "c") -> float:
-    return check_real(c, name, low=0, low_open=True)
-
-
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     """log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
     scores = keys @ query  # (n,)
@@ -88,11 +60,9 @@ def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
     return scores[index] - np.logaddexp.reduce(scores), keys[index] - alpha @ keys
 
 
-# ----------------------------------------------------------------------------- score
-# gaps
+# --------------------------------------------------------------------------- score gaps
 def outside_weight(gap, num_keys: int, subset_size: int = 1):
-    """Total weight outside a subset of keys whose scores tie and beat all others by
-    ``gap``.
+    """Weight outside a tied subset of keys that beats all others by ``gap``.
 
     If ``subset_size`` keys share the largest score and each of the other ``num_keys -
     subset_size`` keys scores exactly ``gap`` less, the weight outside the subset is
@@ -133,8 +103,7 @@ def outside_weight(gap, num_keys: int, subset_size: int = 1):
 
 
 def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
-    """Smallest score gap guaranteeing that at most ``epsilon`` of the weight leaves a
-    subset.
+    """Smallest score gap that lets at most ``epsilon`` of the weight leave a subset.
 
     Solving ``outside_weight(gap, n, m) = epsilon`` gives
 
@@ -165,7 +134,7 @@ def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
     m = check_positive_int(subset_size, "subset_size")
     if m > n:
         raise ValueError(f"subset_size must be at most num_keys={n}, got {m}")
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if m == n:
         return 0.0
     return max(0.0, math.log((n - m) * (1.0 - eps) / (m * eps)))
@@ -187,11 +156,9 @@ def copy_gap(num_keys: int, epsilon: float) -> float:
     return subset_gap(num_keys, 1, epsilon)
 
 
-# ----------------------------------------------------------------------------- closed
-# forms
+# ------------------------------------------------------------------------- closed forms
 def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float]:
-    """Weights ``(alpha_1, alpha_2)`` of the query ``ln(n/eps)(u + k_2)`` when
-    ``k_1 = c u``.
+    """Weights ``(alpha_1, alpha_2)`` of ``ln(n/eps)(u + k_2)`` when ``k_1 = c u``.
 
     With ``r = n/eps`` the scores are ``c ln r``, ``ln r`` and ``0`` (``n - 2`` times),
     so ``alpha_1 = r^c / (r^c + r + n - 2)`` and ``alpha_2 = r / (r^c + r + n - 2)``.
@@ -206,8 +173,8 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
     [0.666666666667, 0.333333333333]
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
-    c = _c(c)
+    eps = check_unit_interval(epsilon, "epsilon")
+    c = check_positive_float(c, "c")
     log_r = math.log(n / eps)
     # The n - 2 keys scoring 0 weigh as much as one key scoring ln(n - 2).
     scores = [c * log_r, log_r] + ([math.log(n - 2)] if n > 2 else [])
@@ -216,8 +183,7 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
 
 
 def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length that copies ``k_1`` with weight ``>= 1/(1+eps)`` for every
-    admissible key set.
+    """Query length that copies ``k_1`` (weight ``>= 1/(1+eps)``) for all key sets.
 
     Admissible: unit keys with ``||k_1 - k_i|| >= 1``.  The value is ``2 ln((n-1)/eps)``
     for ``n >= 3`` (attained by :func:`attnsig.keysets.adversarial_copy_keys`) and
@@ -231,7 +197,7 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys")
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if n == 1:
         return 0.0
     if n == 2:
@@ -240,8 +206,7 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
 
 
 def average_min_length(num_keys: int, epsilon: float) -> float:
-    """Smallest query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` for ``n``
-    orthonormal keys.
+    """Query length giving ``alpha_1, alpha_2 >= 1/(2+eps)`` on orthonormal keys.
 
     Equal to ``sqrt(2(n-2)/n) ln((n-2)/eps)`` for ``n >= 3`` and to 0 for ``n = 2``.
 
@@ -253,15 +218,14 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     if n == 2:
         return 0.0
     return math.sqrt(2.0 * (n - 2) / n) * math.log((n - 2) / eps)
 
 
 def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
-    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for the head-1 query
-    ``t u``.
+    """Smallest ``t`` with weight ``>= 1/(1+eps)`` on ``k_1 = c u`` for query ``t u``.
 
     The other ``n - 1`` keys are orthogonal to ``u`` and score 0, so the condition is
     ``(n - 1) exp(-c t) <= eps``, i.e. ``t >= ln((n-1)/eps) / c`` (0 when that is
@@ -273,8 +237,8 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
     True
     """
     n = check_positive_int(num_keys, "num_keys")
-    eps = _epsilon(epsilon)
-    c = _c(c)
+    eps = check_unit_interval(epsilon, "epsilon")
+    c = check_positive_float(c, "c")
     if n == 1:
         return 0.0
     return max(0.0, math.log((n - 1) / eps) / c)
@@ -285,8 +249,7 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
 def min_scale_along(
     keys, direction, indices: Sequence[int], threshold: float, rtol: float = 1e-12
 ) -> float:
-    """Smallest ``t >= 0`` such that every target weight of the query ``t * direction``
-    is ``>= threshold``.
+    """Smallest ``t >= 0`` giving every chosen key weight ``>= threshold`` along a line.
 
     Along a direction in which every target has a largest score (ties among targets
     allowed, up to ``1e-12`` relative), each target weight is non-decreasing in ``t``,
@@ -319,14 +282,14 @@ def min_scale_along(
     >>> round(t, 9) == round(math.log(2.0), 9)  # e^t / (e^t + 2) = 1/2
     True
     """
-    k = _keys(keys)
-    u = _vector(direction, "direction", dim=k.shape[1])
+    k = as_matrix(keys, "keys")
+    u = as_vector(direction, "direction", dim=k.shape[1])
     norm = np.linalg.norm(u)
     if norm == 0:
         raise ValueError("direction must be non-zero")
     u = u / norm
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = _threshold(threshold)
+    tau = check_unit_interval(threshold, "threshold")
     rtol = check_real(rtol, "rtol", low=0, high=1, low_open=True, high_open=True)
     scores = k @ u  # (n,)
     top = scores.max()
@@ -365,8 +328,7 @@ def min_scale_along(
 def min_query_norm(
     keys, indices: Sequence[int], threshold: float, x0=None
 ) -> tuple[float, np.ndarray]:
-    """Smallest ``||q||`` over all queries whose target weights are all
-    ``>= threshold``.
+    """Smallest ``||q||`` giving every chosen key weight ``>= threshold``.
 
     The feasible set ``{q : log alpha_j(q) >= log threshold for all targets j}`` is
     convex (``-log alpha_j`` is a log-sum-exp of affine functions), so this is a convex
@@ -402,11 +364,11 @@ def min_query_norm(
     """
     from scipy.optimize import minimize
 
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = _threshold(threshold)
+    tau = check_unit_interval(threshold, "threshold")
     start = (
-        10.0 * k[idx].sum(axis=0) if x0 is None else _vector(x0, "x0", dim=k.shape[1])
+        10.0 * k[idx].sum(axis=0) if x0 is None else as_vector(x0, "x0", dim=k.shape[1])
     )
     log_tau = math.log(tau)
     constraints = [

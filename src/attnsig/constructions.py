@@ -28,10 +28,13 @@ import numpy as np
 from . import bounds
 from ._validation import (
     as_float_array,
+    as_matrix,
+    as_vector,
     check_index,
     check_indices,
     check_positive_int,
     check_real,
+    check_unit_interval,
 )
 
 __all__ = [
@@ -45,30 +48,7 @@ __all__ = [
 ]
 
 
-def _keys(keys, name: str = "keys") -> np.ndarray:
-    arr = as_float_array(keys, name).astype(np.float64, copy=False)
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(
-            f"{name} must be a non-empty 2-D array of shape (n, d); got shape "
-            f"{arr.shape}"
-        )
-    return arr
-
-
-def _vector(x, name: str, dim: int | None = None) -> np.ndarray:
-    arr = as_float_array(x, name).astype(np.float64, copy=False)
-    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
-        expected = f"({dim},)" if dim is not None else "(d,)"
-        raise ValueError(f"{name} must have shape {expected}; got shape {arr.shape}")
-    return arr
-
-
-def _epsilon(epsilon) -> float:
-    return check_real(epsilon, "epsilon", low=0, high=1, low_open=True, high_open=True)
-
-
-# ----------------------------------------------------------------------------- by score
-# gap
+# ------------------------------------------------------------------------- by score gap
 def query_for_scores(keys, scores) -> np.ndarray:
     """A query ``q`` with ``keys @ q = scores``, for linearly independent keys.
 
@@ -135,7 +115,7 @@ def copy_query_by_gap(keys, index: int, epsilon: float) -> np.ndarray:
     >>> attention_weights(q, np.eye(3)).round(3)
     array([0.005, 0.99 , 0.005])
     """
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     n = k.shape[0]
     j = check_index(index, n, "index")
     target = np.zeros(n)
@@ -170,7 +150,7 @@ def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     >>> attention_weights(q, np.eye(4)).round(3)
     array([0.49, 0.01, 0.49, 0.01])
     """
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     n = k.shape[0]
     a, b = check_indices(indices, n, "indices", count=2)
     target = np.zeros(n)
@@ -178,8 +158,7 @@ def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     return query_for_scores(k, target)
 
 
-# ----------------------------------------------------------------------------- by
-# length
+# ---------------------------------------------------------------------------- by length
 def copy_query(keys, index: int, epsilon: float) -> np.ndarray:
     """Query ``2 ln(n/epsilon) k_index`` that copies the value of one key.
 
@@ -205,9 +184,9 @@ def copy_query(keys, index: int, epsilon: float) -> np.ndarray:
     >>> bool(attention_weights(q, np.eye(3))[0] >= 1 / 1.1)
     True
     """
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     j = check_index(index, k.shape[0], "index")
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     return 2.0 * math.log(k.shape[0] / eps) * k[j]
 
 
@@ -233,17 +212,16 @@ def average_query(keys, indices, epsilon: float) -> np.ndarray:
     >>> bool(min(w[0], w[1]) >= 1 / 2.1)
     True
     """
-    k = _keys(keys)
+    k = as_matrix(keys, "keys")
     a, b = check_indices(indices, k.shape[0], "indices", count=2)
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     return math.log(k.shape[0] / eps) * (k[a] + k[b])
 
 
 def noisy_average_query(
     direction, second_key, num_keys: int, epsilon: float
 ) -> np.ndarray:
-    """The single-head query ``ln(n/epsilon) (u + k_2)`` for the noisy key
-    ``k_1 = c u``.
+    """The single-head query ``ln(n/epsilon) (u + k_2)`` for a noisy key ``c u``.
 
     Parameters
     ----------
@@ -264,10 +242,10 @@ def noisy_average_query(
     >>> noisy_average_query([1.0, 0.0], [0.0, 1.0], 2, 0.5).round(6)
     array([1.386294, 1.386294])
     """
-    u = _vector(direction, "direction")
-    k2 = _vector(second_key, "second_key", dim=u.shape[0])
+    u = as_vector(direction, "direction")
+    k2 = as_vector(second_key, "second_key", dim=u.shape[0])
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     return math.log(n / eps) * (u + k2)
 
 
@@ -305,10 +283,10 @@ def two_head_queries(
     array([[2.772589, 0.      ],
            [0.      , 1.386294]])
     """
-    u = _vector(direction, "direction")
-    k2 = _vector(second_key, "second_key", dim=u.shape[0])
+    u = as_vector(direction, "direction")
+    k2 = as_vector(second_key, "second_key", dim=u.shape[0])
     n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = _epsilon(epsilon)
+    eps = check_unit_interval(epsilon, "epsilon")
     c_min = check_real(c_min, "c_min", low=0, low_open=True)
     t = math.log(n / eps)
     return np.stack([t / c_min * u, t * k2])  # (2, d)

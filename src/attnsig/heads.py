@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_float
+from ._validation import (
+    as_float64_array,
+    check_positive_float,
+)
 from .attention import scaled_dot_product_attention
 
 __all__ = [
@@ -33,10 +36,6 @@ __all__ = [
     "segment_coordinate",
     "fraction_near",
 ]
-
-
-def _float64(x, name: str, ndim_min: int = 0) -> np.ndarray:
-    return as_float_array(x, name, ndim_min=ndim_min).astype(np.float64, copy=False)
 
 
 def single_head_output(
@@ -66,9 +65,9 @@ def single_head_output(
     >>> w.round(12), out.round(12)
     (array([0.75, 0.25]), array([1.5, 1. ]))
     """
-    q = _float64(query, "query", 1)
-    k = _float64(keys, "keys", 2)
-    v = _float64(values, "values", 2)
+    q = as_float64_array(query, "query", ndim_min=1)
+    k = as_float64_array(keys, "keys", ndim_min=2)
+    v = as_float64_array(values, "values", ndim_min=2)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"query has dimension {q.shape[-1]} but keys have dimension "
@@ -109,7 +108,7 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
     >>> attention_weights([np.log(3.0), 0.0], np.eye(2)).round(12)
     array([0.75, 0.25])
     """
-    k = _float64(keys, "keys", 2)
+    k = as_float64_array(keys, "keys", ndim_min=2)
     no_values = np.zeros(
         k.shape[:-1] + (0,)
     )  # (..., n, 0): only the weights are wanted
@@ -145,11 +144,11 @@ def multi_head_output(
     (array([3.]), array([[1., 0.],
            [0., 1.]]))
     """
-    q = _float64(queries, "queries", 2)
+    q = as_float64_array(queries, "queries", ndim_min=2)
     if q.ndim != 2:
         raise ValueError(f"queries must have shape (H, d), got shape {q.shape}")
-    k = _float64(keys, "keys", 2)
-    v = _float64(values, "values", 2)
+    k = as_float64_array(keys, "keys", ndim_min=2)
+    v = as_float64_array(values, "values", ndim_min=2)
     # A head axis so that every head sees the same keys and values.
     head_outputs, weights = single_head_output(
         q, k[..., None, :, :], v[..., None, :, :], scale=scale
@@ -179,9 +178,9 @@ def segment_coordinate(outputs, value_a, value_b) -> np.ndarray:
     >>> segment_coordinate([[1.0, 0.0], [0.5, 0.5]], [1.0, 0.0], [0.0, 1.0])
     array([1. , 0.5])
     """
-    c = _float64(outputs, "outputs", 1)
-    va = _float64(value_a, "value_a", 1)
-    vb = _float64(value_b, "value_b", 1)
+    c = as_float64_array(outputs, "outputs", ndim_min=1)
+    va = as_float64_array(value_a, "value_a", ndim_min=1)
+    vb = as_float64_array(value_b, "value_b", ndim_min=1)
     if not (va.shape == vb.shape == (c.shape[-1],)):
         raise ValueError(
             f"value_a and value_b must have shape ({c.shape[-1]},), got "
@@ -213,10 +212,10 @@ def fraction_near(outputs, target, radius: float) -> float:
     >>> fraction_near([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]], [0.0, 0.0], 1.5)
     0.6666666666666666
     """
-    c = _float64(outputs, "outputs", 2)
+    c = as_float64_array(outputs, "outputs", ndim_min=2)
     if c.ndim != 2:
         raise ValueError(f"outputs must have shape (S, dv), got {c.shape}")
-    t = _float64(target, "target", 1)
+    t = as_float64_array(target, "target", ndim_min=1)
     if t.shape != (c.shape[1],):
         raise ValueError(f"target must have shape ({c.shape[1]},), got {t.shape}")
     radius = check_positive_float(radius, "radius")

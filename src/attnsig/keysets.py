@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ._validation import (
-    as_float_array,
+    as_float64_array,
     check_index,
     check_positive_int,
     check_real,
@@ -38,13 +38,8 @@ __all__ = [
 ]
 
 
-def _float64(x, name: str, ndim_min: int = 0) -> np.ndarray:
-    return as_float_array(x, name, ndim_min=ndim_min).astype(np.float64, copy=False)
-
-
 def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
-    """Unit keys at the edge of the copying assumption, where no query shorter than the
-    worst case works.
+    """Unit keys at the edge of the copying assumption: the worst case for copying.
 
     ``k_1 = e_0`` and ``k_i = e_0 / 2 + (sqrt(3)/2) w_i`` for ``i >= 2``, with the
     ``w_i`` evenly spaced on the unit circle of the plane ``span(e_1, e_2)``.  Every
@@ -90,8 +85,7 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
 
 
 def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Random unit keys with ``||k_1 - k_i|| >= 1`` (equivalently
-    ``<k_1, k_i> <= 1/2``).
+    """Random unit keys with ``||k_1 - k_i|| >= 1``, i.e. ``<k_1, k_i> <= 1/2``.
 
     ``k_1`` is uniform on the sphere; each other key has cosine with ``k_1`` uniform in
     ``[-1, 1/2]`` and a uniformly random direction orthogonal to ``k_1``.
@@ -122,8 +116,7 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
 
 
 def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), from a QR
-    factorisation.
+    """``num_keys`` random orthonormal keys in ``R^dim`` (rows), by QR.
 
     Returns
     -------
@@ -150,8 +143,7 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
 def noisy_key_set(
     num_keys: int, c: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Orthogonal keys whose first key has length ``c``: ``k_1 = c u``,
-    ``k_2, ..., k_n`` orthonormal.
+    """Orthogonal keys ``k_1 = c u``, ``k_2, ..., k_n`` (unit): a first key of length c.
 
     Parameters
     ----------
@@ -183,8 +175,7 @@ def noisy_key_set(
 def noisy_key_covariances(
     means, alpha: float, index: int | None = None, spread: float = 0.5
 ) -> np.ndarray:
-    """Covariances ``Sigma_i = alpha I`` with an extra ``spread * mu_a mu_a^T`` for one
-    key.
+    """Covariances ``alpha I``, plus ``spread * mu_a mu_a^T`` for one key ``a``.
 
     This is the noisy-key model of the exercises: key ``a = index`` keeps its direction
     but its length along ``mu_a`` varies (variance ``alpha + spread * ||mu_a||^2`` along
@@ -210,7 +201,7 @@ def noisy_key_covariances(
     array([[2.1, 0. ],
            [0. , 0.1]])
     """
-    mu = _float64(means, "means", 2)
+    mu = as_float64_array(means, "means", ndim_min=2)
     if mu.ndim != 2:
         raise ValueError(f"means must have shape (n, d), got shape {mu.shape}")
     alpha = check_real(alpha, "alpha", low=0)
@@ -267,11 +258,11 @@ def sample_keys(
     >>> bool((keys == np.eye(2)).all())
     True
     """
-    mu = _float64(means, "means", 2)
+    mu = as_float64_array(means, "means", ndim_min=2)
     if mu.ndim != 2:
         raise ValueError(f"means must have shape (n, d), got shape {mu.shape}")
     n, d = mu.shape
-    cov = _float64(covariances, "covariances", 2)
+    cov = as_float64_array(covariances, "covariances", ndim_min=2)
     if cov.shape == (d, d):
         cov = np.broadcast_to(cov, (n, d, d))
     if cov.shape != (n, d, d):

@@ -1,5 +1,4 @@
-"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky), and projections onto
-spans."""
+"""Low-rank approximation by truncated SVD (Eckart–Young–Mirsky); projections."""
 
 from __future__ import annotations
 

@@ -39,14 +39,15 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from attnsig._validation import (
+from attnsig.signature import signature_dim, word_index
+
+from ._validation import (
     as_float_array,
     check_callable,
     check_int,
     check_positive_float,
     check_positive_int,
 )
-from attnsig.signature import signature_dim, word_index
 
 __all__ = [
     "legendre_norms",
@@ -82,8 +83,7 @@ TIME, VALUE = (
 
 
 def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
-    """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the
-    value).
+    """The words ``0^k 1``, ``k < num_terms`` (time ``k`` times, then the value).
 
     The word ``0^k 1`` has length ``k + 1``, so a signature of depth ``N`` holds the
     first ``N`` of them.
@@ -98,8 +98,7 @@ def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
 
 
 def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.ndarray:
-    """Extract ``S^{0^k 1}``, ``k < num_terms``, from the flat signature of a path
-    ``(t, u(t))``.
+    """Read ``S^{0^k 1}``, ``k < num_terms``, from the signature of ``(t, u(t))``.
 
     Parameters
     ----------
@@ -185,8 +184,7 @@ def moments_from_terms(terms: Any) -> np.ndarray:
 
 
 def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
-    """Exact integer coefficients of the shifted Legendre polynomials in powers of
-    ``s``.
+    """Integer coefficients of the shifted Legendre polynomials in powers of ``s``.
 
     ``P_j(2 s - 1) = sum_k A[j, k] s^k`` with
     ``A[j, k] = (-1)^(j + k) C(j, k) C(j + k, k)``.
@@ -212,8 +210,7 @@ def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
 
 
 def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
-    """Legendre coefficients ``c_j = int_0^1 P~_j(s) du(s)`` from the signature terms
-    ``S^{0^k 1}``.
+    """Legendre coefficients ``int_0^1 P~_j(s) du(s)`` from the terms ``S^{0^k 1}``.
 
     ``c_j = sqrt(2 j + 1) sum_k A[j, k] k! S^{0^k 1}`` with the exact integers ``A`` of
     :func:`shifted_legendre_monomial_coefficients`. In exact arithmetic this is the same
@@ -244,8 +241,7 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
 
 
 def legendre_norms(num_terms: int) -> np.ndarray:
-    """``sqrt(2j + 1)`` for ``j < num_terms``: scales ``P_j(2s - 1)`` to unit norm on
-    [0, 1].
+    """``sqrt(2j + 1)``, ``j < num_terms``: unit norms for ``P_j(2s - 1)`` on [0, 1].
 
     The shifted Legendre polynomial ``P_j(2s - 1)`` has squared norm ``1 / (2j + 1)`` in
     ``L^2[0, 1]``; multiplied by these numbers the polynomials are orthonormal.
@@ -300,8 +296,7 @@ _MAX_FLOAT_FACTORIAL = 170
 def time_moment_terms_from_derivative(
     derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
 ) -> np.ndarray:
-    """The signature terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds``, ``k < num_terms``,
-    by Gauss quadrature.
+    """The terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds`` by Gauss quadrature.
 
     These are the entries :func:`time_moment_terms` reads out of the signature of
     ``(t, u(t))``, computed from ``u'`` without forming a path: what a perfect signature
@@ -336,8 +331,8 @@ def time_moment_terms_from_derivative(
     for k in range(num_terms):
         if k <= _MAX_FLOAT_FACTORIAL:
             terms[k] = np.sum(w * s**k / float(math.factorial(k)) * du)
-        # k! overflows; the nodes lie strictly inside (0, 1), so the logarithm is finite
         else:
+            # k! overflows; the nodes lie inside (0, 1), so the logarithm is finite
             terms[k] = np.sum(w * np.exp(k * np.log(s) - math.lgamma(k + 1)) * du)
     return terms
 
@@ -345,8 +340,7 @@ def time_moment_terms_from_derivative(
 def legendre_coefficients_of_derivative(
     derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
 ) -> np.ndarray:
-    """Legendre coefficients ``c_j = int_0^1 P~_j(s) u'(s) ds`` computed directly by
-    Gauss quadrature.
+    """Legendre coefficients ``int_0^1 P~_j(s) u'(s) ds`` by Gauss quadrature.
 
     This is the stable way to fill a Legendre memory: the stored numbers are the same
     linear functionals of the signature as in :func:`legendre_coefficients_from_terms`,
@@ -436,8 +430,7 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
 
 
 def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
-    """Coefficients ``a`` of ``u'_N(s) = sum_k a_k s^k``, the L^2 projection, from the
-    monomial terms.
+    """Monomial coefficients of the L^2 projection ``u'_N`` from the terms.
 
     Solves the normal equations ``H a = m`` with the Hilbert matrix
     ``H[k, l] = 1 / (k + l + 1)`` and the moments ``m_k = k! S^{0^k 1}``. The result
@@ -466,8 +459,7 @@ def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
 
 
 def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
-    """Evaluate ``sum_k a_k t^(k+1) / (k+1)``, the increment of
-    ``u'_N(s) = sum_k a_k s^k``.
+    """The increment ``sum_k a_k t^(k+1) / (k+1)`` of ``u'_N(s) = sum_k a_k s^k``.
 
     Parameters
     ----------
@@ -497,8 +489,7 @@ def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
 
 
 def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
-    """Partial sum ``sum_{k < N} (-2 pi i n)^k S^{0^k 1}`` of the Fourier coefficient of
-    ``u'``.
+    """Partial sum ``sum_{k<N} (-2 pi i n)^k S^{0^k 1}`` of a Fourier coefficient.
 
     The full series equals ``int_0^1 exp(-2 pi i n s) u'(s) ds`` (expand the exponential
     and use ``S^{0^k 1} = int s^k / k! du``); the truncation error is at most
@@ -522,14 +513,13 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     True
     """
     arr = _as_terms(terms)
-    n = _check_frequency(frequency)
+    n = check_int(frequency, "frequency")
     powers = (-2j * np.pi * n) ** np.arange(arr.shape[-1])  # (N,)
     return arr @ powers
 
 
 def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -> float:
-    """Bound on the error of :func:`fourier_coefficient_from_terms` with ``num_terms``
-    terms.
+    """Error bound of :func:`fourier_coefficient_from_terms` with ``num_terms``.
 
     ``|S^{0^k 1}| <= ||u'||_1 / k!`` gives the bound ``||u'||_1 sum_{k >= N} x^k / k!``
     with ``x = 2 pi |n|`` (the tail of the exponential series ``e^x``).
@@ -547,7 +537,7 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     True
     """
     num_terms = check_positive_int(num_terms, "num_terms")
-    n = _check_frequency(frequency)
+    n = check_int(frequency, "frequency")
     total_variation = check_positive_float(
         total_variation, "total_variation", allow_zero=True
     )
@@ -568,8 +558,7 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
 def fourier_coefficients_of_derivative(
     derivative: Callable[[np.ndarray], Any], max_frequency: int, *, num_nodes: int = 400
 ) -> np.ndarray:
-    """Fourier coefficients ``int_0^1 exp(-2 pi i n s) u'(s) ds`` for ``n = -K .. K`` by
-    Gauss quadrature.
+    """Fourier coefficients of ``u'`` for ``n = -K .. K`` by Gauss quadrature.
 
     Returns
     -------
@@ -591,8 +580,7 @@ def fourier_coefficients_of_derivative(
 
 
 def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
-    """Evaluate ``c_0 t + sum_{n != 0} c_n (exp(2 pi i n t) - 1) / (2 pi i n)``, the
-    real part.
+    """The increment of ``u`` from its Fourier coefficients (the real part).
 
     This is ``int_0^t`` of the truncated Fourier series of ``u'``; for real ``u`` the
     coefficients satisfy ``c_{-n} = conj(c_n)`` and the sum is real, so the real part is
@@ -653,8 +641,7 @@ def _basis_values(basis: str, n: int, s: np.ndarray) -> np.ndarray:
 
 
 def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
-    """Gram matrix ``G[j, k] = int_0^1 b_j(s) b_k(s) ds`` of a polynomial basis of
-    degree ``< num_terms``.
+    """Gram matrix ``int_0^1 b_j b_k ds`` of a polynomial basis of degree ``< N``.
 
     Parameters
     ----------
@@ -685,8 +672,7 @@ def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
 
 
 def monomial_gram_condition(num_terms: int) -> float:
-    """Spectral condition number of the Hilbert matrix ``H[k, l] = 1 / (k + l + 1)``,
-    ``k, l < N``.
+    """Spectral condition number of the Hilbert matrix ``1 / (k + l + 1)``, k, l < N.
 
     ``np.linalg.cond`` saturates near ``1e17`` in double precision. Here ``H`` is
     symmetric positive definite, so ``cond = lambda_max(H) lambda_max(H^{-1})``; both
@@ -737,7 +723,3 @@ def _as_times(t: Any) -> np.ndarray:
             f"got values in [{tt.min()}, {tt.max()}]"
         )
     return tt
-
-
-def _check_frequency(frequency: Any) -> int:
-    return check_int(frequency, "frequency")

@@ -1,5 +1,4 @@
-"""A vanilla RNN and the tools to compare it with self-attention: Jacobians, dependency
-maps, costs.
+"""A vanilla RNN beside self-attention: Jacobians, dependency maps, costs.
 
 The RNN follows PyTorch's ``nn.RNN`` (``nonlinearity='tanh'``, ``batch_first=True``)
 layout::
@@ -127,8 +126,7 @@ def rnn_forward(
 def rnn_input_jacobian(
     x: Any, w_ih: Any, w_hh: Any, b_ih: Any = None, b_hh: Any = None, h0: Any = None
 ) -> np.ndarray:
-    """Exact Jacobian ``∂h_t / ∂x_s`` of the tanh RNN's hidden states with respect to
-    its inputs.
+    """Exact Jacobian ``∂h_t / ∂x_s`` of the tanh RNN's hidden states.
 
     With ``D_k = diag(1 - h_k²)`` (the derivative of tanh at step ``k``)::
 
@@ -292,8 +290,7 @@ def rnn_param_count(input_size: int, hidden_size: int, bias: bool = True) -> int
 
 
 def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
-    """Number of parameters of a multi-head attention layer of width ``E``:
-    ``4E² (+ 4E)``.
+    """Parameters of a multi-head attention layer of width ``E``: ``4E² (+ 4E)``.
 
     Independent of the number of heads (they split ``E``) and of the sequence length.
 
@@ -307,8 +304,7 @@ def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
 
 
 def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
-    """Multiply-adds of one RNN pass over ``T`` steps: ``T (H·D + H·H)``, linear in
-    ``T``.
+    """Multiply-adds of an RNN pass over ``T`` steps: ``T (H·D + H·H)``.
 
     A product of an (m, k) and a (k, n) matrix counts ``m·k·n`` multiply-adds; biases
     and tanh are not counted.
@@ -325,8 +321,7 @@ def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
 
 
 def self_attention_multiply_adds(seq_len: int, embed_dim: int) -> int:
-    """Multiply-adds of one self-attention layer on ``T`` tokens of width ``E``:
-    ``4 T E² + 2 T² E``.
+    """Multiply-adds of self-attention on ``T`` tokens: ``4 T E² + 2 T² E``.
 
     Three input projections (``3 T E²``), the scores ``Q Kᵀ`` (``T² E`` summed over
     heads), the weighted values (``T² E``) and the output projection (``T E²``); softmax

@@ -72,6 +72,7 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -158,14 +159,6 @@ def _as_path(path: Any, name: str = "path") -> np.ndarray:
     return arr.astype(np.float64, copy=False)
 
 
-def _check_depth(depth: Any) -> int:
-    return check_positive_int(depth, "depth")
-
-
-def _check_dim(d: Any) -> int:
-    return check_positive_int(d, "d")
-
-
 def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
     """Return a flat signature array whose last axis has length
     ``signature_dim(d, depth)``."""
@@ -186,8 +179,7 @@ def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
 
 
 def signature_dim(d: int, depth: int) -> int:
-    """Length ``d + d**2 + ... + d**depth`` of a signature truncated at ``depth`` (level
-    0 left out).
+    """Length ``d + d**2 + ... + d**depth`` of a truncated signature (no level 0).
 
     Parameters
     ----------
@@ -201,8 +193,8 @@ def signature_dim(d: int, depth: int) -> int:
     >>> signature_dim(2, 3)  # 2 + 4 + 8
     14
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     return sum(d**k for k in range(1, depth + 1))
 
 
@@ -213,8 +205,7 @@ def _level_offsets(d: int, depth: int) -> list[int]:
 
 
 def words(d: int, depth: int) -> list[tuple[int, ...]]:
-    """All words of length ``1..depth`` over the letters ``0..d-1``, in the order of the
-    signature.
+    """All words of length ``1..depth`` over ``0..d-1``, in the signature's order.
 
     Returns
     -------
@@ -228,16 +219,15 @@ def words(d: int, depth: int) -> list[tuple[int, ...]]:
     >>> words(2, 2)
     [(0,), (1,), (0, 0), (0, 1), (1, 0), (1, 1)]
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     return [
         w for k in range(1, depth + 1) for w in itertools.product(range(d), repeat=k)
     ]
 
 
 def word_index(word: Sequence[int], d: int) -> int:
-    """Position of ``word`` (0-based letters, first letter = earliest time) in the flat
-    signature.
+    """Position of ``word`` (0-based letters, first = earliest) in a flat signature.
 
     The inverse of ``words``: ``words(d, depth)[word_index(w, d)] == tuple(w)`` for
     every word of length at most ``depth``.
@@ -254,7 +244,7 @@ def word_index(word: Sequence[int], d: int) -> int:
     >>> word_index((1, 0), 2)
     4
     """
-    d = _check_dim(d)
+    d = check_positive_int(d, "d")
     letters = check_sequence(word, "word", "a sequence of integer letters")
     if not letters:
         raise ValueError(
@@ -298,8 +288,8 @@ def levels(sig: Any, d: int, depth: int) -> list[np.ndarray]:
     array([[2., 3.],
            [4., 5.]])
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     arr = _as_signature(sig, "sig", d, depth)
     offsets = _level_offsets(d, depth)
     batch = arr.shape[:-1]
@@ -355,8 +345,7 @@ def _segment_exponential(delta: np.ndarray, depth: int) -> list[np.ndarray]:
 
 
 def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
-    """Signature of the concatenation of two paths, from their signatures (Chen's
-    identity).
+    """Signature of two paths joined end to end, from their signatures (Chen).
 
     If ``sig_a`` is the signature of a path ``X`` and ``sig_b`` that of a path ``Y``
     (both truncated at ``depth``), the result is the signature of ``X`` followed by
@@ -381,8 +370,8 @@ def chen(sig_a: Any, sig_b: Any, d: int, depth: int) -> np.ndarray:
     >>> np.allclose(chen(a, b, 2, 2), both)
     True
     """
-    d = _check_dim(d)
-    depth = _check_depth(depth)
+    d = check_positive_int(d, "d")
+    depth = check_positive_int(depth, "depth")
     a = _as_signature(sig_a, "sig_a", d, depth)
     b = _as_signature(sig_b, "sig_b", d, depth)
     try:
@@ -462,7 +451,7 @@ def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
     True
     """
     x = _as_path(path)
-    depth = _check_depth(depth)
+    depth = check_positive_int(depth, "depth")
     method = check_choice(method, "method", METHODS)
     *batch_shape, length, d = x.shape
     batch = int(np.prod(batch_shape, dtype=np.int64))
@@ -670,6 +659,7 @@ def _meet_in_middle_split(depth: int) -> int:
     return depth // 2 + 1
 
 
+@lru_cache(maxsize=256)
 def _meet_in_middle_entries(d: int, depth: int, segments: int) -> int:
     """Float64 entries per path of the largest arrays of the meet-in-the-middle method
     (a bound)."""

@@ -209,8 +209,7 @@ def dense_synthesizer_attention(
 def random_synthesizer_attention(
     x: Any, logits: Any, value_weight: Any, *, mask: Any = None, causal: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore
-    ``x``.
+    """One random-synthesizer head ``softmax(R[:T, :T]) (x V)``: weights ignore x.
 
     Parameters
     ----------
@@ -257,8 +256,7 @@ def random_synthesizer_attention(
 
 
 class DenseSynthesizer:
-    """Multi-head dense synthesizer with output projection (the CS224N assignment-5
-    layer).
+    """Multi-head dense synthesizer with output projection (CS224N assignment 5).
 
     Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads
     are concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.

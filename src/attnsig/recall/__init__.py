@@ -1,5 +1,4 @@
-"""Associative recall by a two-block transformer built by hand (explicit weights, no
-training).
+"""Associative recall by a two-block transformer built by hand (no training).
 
 The subpackage is split by what each part is:
 

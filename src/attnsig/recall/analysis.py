@@ -1,5 +1,4 @@
-"""The analysis: margins, accuracies (sampled and exact) and critical attention
-scales."""
+"""The analysis: margins, accuracies (sampled and exact), critical scales."""
 
 from __future__ import annotations
 
@@ -209,8 +208,7 @@ def critical_scales(
 
 
 def ideal_critical_scale(num_pairs: int) -> float:
-    """``ln max(2, n - 1)``: the block-2 scale above which recall is perfect when block
-    1 is exact.
+    """``ln max(2, n - 1)``: block 2's critical scale when block 1 is exact.
 
     See the chapter: the last query scores the matching pair and itself with ``s`` and
     every other position with 0; the correct digit collects ``e^s`` against at most

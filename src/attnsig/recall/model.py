@@ -1,5 +1,4 @@
-"""The model: a two-block transformer for associative recall, built by hand (no
-training).
+"""The model: a two-block transformer for associative recall, built by hand.
 
 The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the
 value stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters,
@@ -261,8 +260,7 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
 @dataclass(frozen=True)
 class RecallTrace:
-    """Every intermediate matrix of one forward pass; arrays have a leading batch axis
-    B.
+    """Every intermediate matrix of one forward pass (leading batch axis B).
 
     Attributes (shapes)
     -------------------
@@ -303,8 +301,7 @@ class RecallTrace:
 
 
 def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
-    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns
-    (B, T, d).
+    """Embedding ``[e_token | e_code | 0]`` of tokens (B, T): shape (B, T, d).
 
     Examples
     --------

@@ -236,8 +236,7 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
 def random_recall_tokens(
     num_pairs: int, size: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Uniformly random answerable prompts: distinct keys, i.i.d. digit values, a random
-    queried key.
+    """Random answerable prompts: distinct keys, random digits and queried key.
 
     Returns
     -------
@@ -340,8 +339,7 @@ def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
-    """The prompt that needs the largest attention scale:
-    ``A0 B0 ... (n-1 equal values), last pair queried``.
+    """The prompt that needs the largest scale: ``A0 B0 ... C1 C?``.
 
     Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last
     pair holds ``1`` and is queried, e.g. ``A0B0C1C?`` for ``n = 3``. Two effects make
