@@ -3,17 +3,16 @@
     python benchmarks/time_test_command.py [--book] [--keep-going] [--jobs N]
 
 Clones the repository's HEAD commit into a temporary folder (uncommitted changes are not
-measured), runs `make test` there twice (the first creates `.venv` and installs the
-pinned environment, the second is the warm run a contributor repeats), and with `--book`
-runs `make book` in a second fresh clone. It prints a Markdown table with the wall-clock
-and CPU times, the machine (CPU model, cores, OpenBLAS kernels) and its load average
-before and after each run, since on a shared machine the wall-clock time says as much
-about the neighbours as about the book. Results go to
-`benchmarks/results/test-time.json` (not committed).
+measured) and runs CI's command there, `bash .ci/run` (that is `make test`, which first
+creates `.venv` and installs the pinned environment), then `make test` again: the warm
+run a contributor repeats. With `--book` it runs `make book` in a second fresh clone. It
+prints a Markdown table with the wall-clock and CPU times, the machine (CPU model,
+cores, OpenBLAS kernels) and its load average before and after each run: on a shared
+machine the wall-clock time says as much about the neighbours as about the book. Results
+go to `benchmarks/results/test-time.json` (not committed).
 
-`--keep-going` runs make with `-i` so that every step is timed even when one fails (the
-failures are reported in the table); a timing taken that way is a measurement, not a
-test.
+`--keep-going` sets MAKEFLAGS=i (make -i), so that every step is timed even when one
+fails (the failures are counted in the table): a measurement, not a test.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ def _clone(parent: Path, name: str) -> Path:
     return target
 
 
-def _run(label: str, cmd: list[str], cwd: Path, log: Path) -> dict:
+def _run(label: str, cmd: list[str], cwd: Path, log: Path, env: dict) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before = _load()
     start = time.perf_counter()
@@ -102,8 +101,12 @@ def main() -> int:
         "--out", type=Path, default=ROOT / "benchmarks/results/test-time.json"
     )
     args = parser.parse_args()
-    make = ["make"] + (["-i"] if args.keep_going else [])
-    extra = [f"JOBS={args.jobs}"] if args.jobs else []
+    # Through the environment, so that the fresh run is exactly CI's `bash .ci/run`.
+    env = dict(os.environ)
+    if args.keep_going:
+        env["MAKEFLAGS"] = "i"
+    if args.jobs:
+        env["JOBS"] = str(args.jobs)
     kernels = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "blas_kernels.py"), "info"],
         capture_output=True,
@@ -125,21 +128,28 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="attnsig-timing-"))
     try:
         clone = _clone(work, "test")
+        fresh = ["bash", ".ci/run"]
         rows.append(
             _run(
-                "make test, fresh clone",
-                [*make, "test", *extra],
+                ".ci/run (make test), fresh clone",
+                fresh,
                 clone,
                 work / "fresh.log",
+                env,
             )
         )
-        rows.append(
-            _run("make test, warm", [*make, "test", *extra], clone, work / "warm.log")
-        )
+        warm = ["make", "test"]
+        rows.append(_run("make test, warm", warm, clone, work / "warm.log", env))
         if args.book:
             book = _clone(work, "book")
             rows.append(
-                _run("make book, fresh clone", [*make, "book"], book, work / "book.log")
+                _run(
+                    "make book, fresh clone",
+                    ["make", "book"],
+                    book,
+                    work / "book.log",
+                    env,
+                )
             )
     finally:
         logs = args.out.parent / "test-time-logs"
