@@ -28,8 +28,8 @@ test: $(TEST_STAMP)
 	@mkdir -p _build
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
-	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored-outputs.yml
-	$(BIN)/jupyter-book build . --config _build/_config.stored-outputs.yml --all -W -n --keep-going
+	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
+	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
 	$(BIN)/python tools/student_edition.py build
 	$(BIN)/python tools/student_edition.py check
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 2

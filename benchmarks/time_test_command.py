@@ -58,7 +58,7 @@ def _run(label: str, cmd: list[str], cwd: Path, log: Path, env: dict) -> dict:
     start = time.perf_counter()
     with log.open("w") as out:
         status = subprocess.run(
-            cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT
+            cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env
         ).returncode
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

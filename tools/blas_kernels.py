@@ -1,22 +1,24 @@
-"""Check the notebooks under a second OpenBLAS kernel; render the book from stored outputs.
+"""nbval under a second OpenBLAS kernel; the test build from stored outputs.
 
     python tools/blas_kernels.py info
     python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- PYTEST_ARGS...
-    python tools/blas_kernels.py stored-config _config.yml _build/_config.stored-outputs.yml
+    python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
 
-OpenBLAS picks its compute kernels for the CPU it runs on (Haswell, SkylakeX, Zen, ...), and
-kernels differ in the order of floating-point operations: a round-off-dominated number differs in
-its last digits from one CPU to the next. A stored output that prints such a number passes nbval
-on the machine that wrote it and fails on a reader's. `make test` therefore runs nbval twice:
-on this CPU's own kernel, then under `OPENBLAS_CORETYPE` set to a second kernel that this CPU can
-run (Haswell, or Prescott where the own kernel already is Haswell or the CPU lacks AVX2). Where
-the variable means nothing (not x86-64, or NumPy not built on OpenBLAS) the second run is
-skipped with a message.
+OpenBLAS picks its compute kernels for the CPU it runs on (Haswell, SkylakeX, Zen, ...),
+and kernels differ in the order of floating-point operations: a round-off-dominated
+number differs in its last digits from one CPU to the next. A stored output that prints
+such a number passes nbval on the machine that wrote it and fails on a reader's. `make
+test` therefore runs nbval twice: on this CPU's own kernel, then under
+`OPENBLAS_CORETYPE` set to a second kernel that this CPU can run (Haswell, or Prescott
+where the own kernel already is Haswell or the CPU lacks AVX2). Where the variable means
+nothing (not x86-64, or NumPy not built on OpenBLAS) the second run is skipped with a
+message.
 
-`nbval` runs pytest under the second kernel and appends its results to the JUnit file of the
-first run, so that `tools/test_summary.py` counts both. `stored-config` writes a copy of the book's
-configuration that renders the stored outputs (`execute_notebooks: off`): nbval has just shown
-that they are what the code produces, so the test build need not execute the notebooks again.
+`nbval` runs pytest under the second kernel and appends its results to the JUnit file of
+the first run, so that `tools/test_summary.py` counts both. `stored-config` writes a
+copy of the book's configuration that renders the stored outputs (`execute_notebooks:
+off`): nbval has just shown that they are what the code produces, so the test build need
+not execute the notebooks again.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-# Kernels of OpenBLAS's DYNAMIC_ARCH x86-64 builds (NumPy's wheels): Haswell needs AVX2 and FMA,
-# Prescott needs SSE3 only, which every x86-64 CPU made since 2005 has.
+# Kernels of OpenBLAS's DYNAMIC_ARCH x86-64 builds (NumPy's wheels): Haswell needs AVX2
+# and FMA, Prescott needs SSE3 only, which every x86-64 CPU made since 2005 has.
 _AVX2_KERNEL = "Haswell"
 _BASELINE_KERNEL = "Prescott"
 
@@ -48,7 +50,7 @@ print(json.dumps({"kernel": blas[0].get("architecture") if blas else None,
 
 
 def probe(env: dict[str, str] | None = None) -> dict:
-    """The OpenBLAS kernel NumPy runs (None without OpenBLAS) and whether the CPU has AVX2."""
+    """OpenBLAS kernel NumPy runs (None without OpenBLAS); whether the CPU has AVX2."""
     out = subprocess.run(
         [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True
     )
@@ -58,18 +60,18 @@ def probe(env: dict[str, str] | None = None) -> dict:
 
 
 def second_kernel() -> tuple[str | None, str]:
-    """The `OPENBLAS_CORETYPE` for the second nbval run, or None, and a sentence saying why."""
+    """The `OPENBLAS_CORETYPE` of the second nbval run (or None) and why."""
     if platform.machine().lower() not in {"x86_64", "amd64"}:
         return (
             None,
-            f"OPENBLAS_CORETYPE selects x86-64 kernels; this CPU is {platform.machine()}",
+            f"OPENBLAS_CORETYPE selects x86-64 kernels; this is {platform.machine()}",
         )
     try:
         import threadpoolctl  # noqa: F401
     except ImportError:
         return (
             None,
-            "threadpoolctl is not installed (requirements-test.txt), so the kernel is unknown",
+            "threadpoolctl (requirements-test.txt) is missing: the kernel is unknown",
         )
     found = probe()
     own = found["kernel"]
@@ -98,7 +100,8 @@ def run_nbval(junit_into: Path, pytest_args: list[str]) -> int:
     env = dict(os.environ, OPENBLAS_CORETYPE=second)
     reported = probe(env)["kernel"]
     print(
-        f"second BLAS kernel: {why} (OpenBLAS reports {reported} under OPENBLAS_CORETYPE={second})",
+        f"second BLAS kernel: {why} "
+        f"(OpenBLAS reports {reported} under OPENBLAS_CORETYPE={second})",
         flush=True,
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -136,7 +139,9 @@ def stored_config(source: Path, target: Path) -> int:
     config = yaml.safe_load(source.read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     target.parent.mkdir(parents=True, exist_ok=True)
-    header = f"# Generated by tools/blas_kernels.py from {source.name}: render stored outputs.\n"
+    header = (
+        f"# Generated by tools/blas_kernels.py from {source.name}: stored outputs.\n"
+    )
     target.write_text(
         header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
     )
