@@ -92,6 +92,9 @@ def main() -> int:
         "--book", action="store_true", help="also time make book, fresh"
     )
     parser.add_argument(
+        "--no-test", action="store_true", help="skip the make test runs"
+    )
+    parser.add_argument(
         "--keep-going", action="store_true", help="make -i: time every step"
     )
     parser.add_argument(
@@ -127,19 +130,20 @@ def main() -> int:
     rows = []
     work = Path(tempfile.mkdtemp(prefix="attnsig-timing-"))
     try:
-        clone = _clone(work, "test")
-        fresh = ["bash", ".ci/run"]
-        rows.append(
-            _run(
-                ".ci/run (make test), fresh clone",
-                fresh,
-                clone,
-                work / "fresh.log",
-                env,
+        if not args.no_test:
+            clone = _clone(work, "test")
+            fresh = ["bash", ".ci/run"]
+            rows.append(
+                _run(
+                    ".ci/run (make test), fresh clone",
+                    fresh,
+                    clone,
+                    work / "fresh.log",
+                    env,
+                )
             )
-        )
-        warm = ["make", "test"]
-        rows.append(_run("make test, warm", warm, clone, work / "warm.log", env))
+            warm = ["make", "test"]
+            rows.append(_run("make test, warm", warm, clone, work / "warm.log", env))
         if args.book:
             book = _clone(work, "book")
             rows.append(
