@@ -527,3 +527,19 @@ def test_student_branch_tree_and_push(tmp_path, monkeypatch):
         check=True,
     ).stdout.split()
     assert "chapters/part/chapter.ipynb" in files and "binder/requirements.txt" in files
+
+
+def test_sanitizers_do_not_hide_numbers():
+    """nbval sanitizers are for unavoidable variation (addresses), never for digits."""
+    import configparser
+
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / "tests" / "sanitize.cfg")
+    numbers = ["1.4e-06", "0.966", "12345", "-0.5", "3.16", "1e28", "nan", "inf"]
+    for section in parser.sections():
+        pattern = re.compile(parser[section]["regex"])
+        for number in numbers:
+            line = f"monomial error {number} (cond {number})"
+            assert pattern.sub(parser[section]["replace"], line) == line, (
+                f"sanitizer [{section}] rewrites the number {number}"
+            )
