@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit notebooks student setup-cells venv lock clean
+.PHONY: book test unit doctest lint notebooks student setup-cells venv lock clean
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -26,6 +26,7 @@ book: $(STAMP)
 # writes it); the book is then rendered from the stored outputs nbval has just verified.
 test: $(TEST_STAMP)
 	@mkdir -p _build
+	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
 	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
@@ -36,6 +37,15 @@ test: $(TEST_STAMP)
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests
+
+# The Examples section of every public docstring, run as a test.
+doctest: $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
+
+# Style (ruff, pinned in requirements.txt, configured in pyproject.toml), notebooks included.
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check src tests tools benchmarks chapters
+	$(BIN)/ruff format --check src tests tools benchmarks chapters
 
 notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)

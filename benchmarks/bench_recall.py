@@ -2,9 +2,9 @@
 
     .venv/bin/python benchmarks/bench_recall.py [--rounds 7]
 
-The performance goal: the recall accuracy of the constructive transformer over 10,000 random
-3-pair sequences in under one second, batched (one forward pass over a (B, T, 111) array).
-Prints a Markdown table: median and best wall and CPU time over rounds.
+The performance goal: the recall accuracy of the constructive transformer over 10,000
+random 3-pair sequences in under one second, batched (one forward pass over a (B, T,
+111) array). Prints a Markdown table: median and best wall and CPU time over rounds.
 """
 
 from __future__ import annotations
@@ -34,11 +34,17 @@ def main() -> int:
     if accuracy != 1.0:  # scale 3 is above the critical scale (about 2.10) for 3 pairs
         raise SystemExit(f"unexpected accuracy {accuracy} at scale 3")
     print("## Associative recall\n")
-    print(f"Recall accuracy of `attnsig.recall` over {args.sequences:,} random 3-pair sequences "
-          f"(scale 3, accuracy {accuracy:.0%}), {args.rounds} rounds, one thread.\n")
+    print(
+        f"Recall accuracy of `attnsig.recall` over {args.sequences:,} random 3-pair "
+        "sequences "
+        f"(scale 3, accuracy {accuracy:.0%}), {args.rounds} rounds, one thread.\n"
+    )
     print("| time | median (s) | best (s) | goal |")
     print("| --- | ---: | ---: | --- |")
-    print(f"| wall | {np.median(wall):.3f} | {min(wall):.3f} | < 1 s: {'met' if np.median(wall) < 1 else 'NOT met'} |")
+    print(
+        f"| wall | {np.median(wall):.3f} | {min(wall):.3f} | < 1 s: "
+        f"{'met' if np.median(wall) < 1 else 'NOT met'} |"
+    )
     print(f"| CPU | {np.median(cpu):.3f} | {min(cpu):.3f} | |")
     return 0
 

@@ -1,4 +1,5 @@
-"""Tests of attnsig.signature: hand-known cases, an independent oracle, then properties."""
+"""Tests of attnsig.signature: hand-known cases, an independent oracle, then
+properties."""
 
 from __future__ import annotations
 
@@ -13,15 +14,31 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attnsig import signature as sigmod
-from attnsig.signature import (chen, levels, levy_area, levy_area_matrix, signature, signature_dim,
-                               signature_reference, time_augment, word_index, words)
+from attnsig.signature import (
+    chen,
+    levels,
+    levy_area,
+    levy_area_matrix,
+    signature,
+    signature_dim,
+    time_augment,
+    word_index,
+    words,
+)
+
+
+def signature_reference(path, depth):
+    """The readable algorithm, chosen by the public keyword."""
+    return signature(path, depth, method="reference")
+
 
 @pytest.fixture(params=["numba", "numpy"])
 def backend(request, monkeypatch):
-    """Run a test on each backend of ``signature``: the compiled kernels and the NumPy fallback.
+    """Run a test on each backend of ``signature``: the compiled kernels and the NumPy
+    fallback.
 
-    The NumPy fallback is forced by the documented switch ``ATTNSIG_DISABLE_NUMBA=1``; the compiled
-    backend is skipped where numba is not installed.
+    The NumPy fallback is forced by the documented switch ``ATTNSIG_DISABLE_NUMBA=1``;
+    the compiled backend is skipped where numba is not installed.
     """
     if request.param == "numpy":
         monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
@@ -36,17 +53,22 @@ UNIT_SQUARE_CCW = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0
 
 
 def _random_path(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    """Random walk with increments of size ~ 1/sqrt(L), so every signature level is of order one."""
+    """Random walk with increments of size ~ 1/sqrt(L), so every signature level is of
+    order one."""
     length = shape[-2]
     steps = rng.standard_normal(shape) / math.sqrt(max(length - 1, 1))
     return np.cumsum(steps, axis=-2)
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Indexing
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("d", "depth", "expected"), [(1, 4, 4), (2, 3, 14), (3, 4, 120), (2, 6, 126), (5, 1, 5)])
+
+@pytest.mark.parametrize(
+    ("d", "depth", "expected"),
+    [(1, 4, 4), (2, 3, 14), (3, 4, 120), (2, 6, 126), (5, 1, 5)],
+)
 def test_signature_dim_by_hand(d, depth, expected):
     assert signature_dim(d, depth) == expected
     assert len(words(d, depth)) == expected
@@ -77,12 +99,15 @@ def test_levels_shapes_and_entries(backend):
     parts = levels(sig, 3, 3)
     assert [p.shape for p in parts] == [(4, 3), (4, 3, 3), (4, 3, 3, 3)]
     for w in words(3, 3):
-        np.testing.assert_array_equal(parts[len(w) - 1][(slice(None),) + w], sig[:, word_index(w, 3)])
+        np.testing.assert_array_equal(
+            parts[len(w) - 1][(slice(None),) + w], sig[:, word_index(w, 3)]
+        )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Hand-known signatures
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def test_one_dimensional_path_levels_are_powers(backend):
     path = np.array([[0.5], [2.0], [-1.0], [1.5]])  # total increment 1.0, not monotone
@@ -95,14 +120,18 @@ def test_one_dimensional_path_levels_are_powers(backend):
 def test_straight_segment_levels_are_tensor_powers(backend):
     rng = np.random.default_rng(1)
     start, delta = rng.standard_normal(3), rng.standard_normal(3)
-    fractions = np.array([0.0, 0.1, 0.35, 0.35, 0.8, 1.0])  # collinear points, one repeated
+    fractions = np.array(
+        [0.0, 0.1, 0.35, 0.35, 0.8, 1.0]
+    )  # collinear points, one repeated
     path = start + fractions[:, None] * delta
     depth = 4
     parts = levels(signature(path, depth), 3, depth)
     power = np.ones(())
     for k in range(1, depth + 1):
         power = np.multiply.outer(power, delta)  # (3,) * k
-        np.testing.assert_allclose(parts[k - 1], power / math.factorial(k), rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(
+            parts[k - 1], power / math.factorial(k), rtol=1e-13, atol=1e-14
+        )
 
 
 def test_two_segments_by_hand(backend):
@@ -116,7 +145,9 @@ def test_unit_square_levy_area(backend):
     assert levy_area(UNIT_SQUARE_CCW) == pytest.approx(1.0, abs=1e-15)
     assert levy_area(UNIT_SQUARE_CCW[::-1]) == pytest.approx(-1.0, abs=1e-15)
     # Scaled by 3 and shifted: area 9, whatever the start point.
-    assert levy_area(3 * np.roll(UNIT_SQUARE_CCW[:-1], 1, axis=0)[[0, 1, 2, 3, 0]] + 5) == pytest.approx(9.0)
+    assert levy_area(
+        3 * np.roll(UNIT_SQUARE_CCW[:-1], 1, axis=0)[[0, 1, 2, 3, 0]] + 5
+    ) == pytest.approx(9.0)
     np.testing.assert_allclose(signature(UNIT_SQUARE_CCW, 1), [0.0, 0.0], atol=1e-15)
 
 
@@ -154,7 +185,9 @@ def test_time_augment(backend):
     path = np.arange(12.0).reshape(2, 3, 2)
     augmented = time_augment(path)
     assert augmented.shape == (2, 3, 3)
-    np.testing.assert_array_equal(augmented[..., 0], np.broadcast_to([0.0, 0.5, 1.0], (2, 3)))
+    np.testing.assert_array_equal(
+        augmented[..., 0], np.broadcast_to([0.0, 0.5, 1.0], (2, 3))
+    )
     np.testing.assert_array_equal(augmented[..., 1:], path)
     custom = time_augment(path[0], times=[0.0, 2.0, 5.0])
     np.testing.assert_array_equal(custom[:, 0], [0.0, 2.0, 5.0])
@@ -163,26 +196,32 @@ def test_time_augment(backend):
     assert time_augment(np.array([[3.0]])).tolist() == [[0.0, 3.0]]
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Bad input
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("path", "depth", "error", "words_in_message"), [
-    (np.zeros(3), 2, ValueError, ["path", "(3,)"]),
-    (np.zeros((0, 2)), 2, ValueError, ["path", "L >= 1"]),
-    (np.zeros((3, 0)), 2, ValueError, ["path", "d >= 1"]),
-    (np.array([[0.0, np.nan], [1.0, 1.0]]), 2, ValueError, ["path", "NaN"]),
-    (np.array([[0.0, np.inf], [1.0, 1.0]]), 2, ValueError, ["path", "infinite"]),
-    (np.array([["a", "b"]]), 2, TypeError, ["path", "dtype"]),
-    (np.zeros((3, 2), dtype=complex), 2, TypeError, ["path", "complex"]),
-    (np.zeros((3, 2)), 0, ValueError, ["depth", "0"]),
-    (np.zeros((3, 2)), -1, ValueError, ["depth", "-1"]),
-    (np.zeros((3, 2)), True, TypeError, ["depth", "True", "bool"]),
-    (np.zeros((3, 2)), 2.0, TypeError, ["depth", "2.0", "float"]),
-    (np.zeros((3, 2)), "2", TypeError, ["depth", "'2'"]),
-])
+
+@pytest.mark.parametrize(
+    ("path", "depth", "error", "words_in_message"),
+    [
+        (np.zeros(3), 2, ValueError, ["path", "(3,)"]),
+        (np.zeros((0, 2)), 2, ValueError, ["path", "L >= 1"]),
+        (np.zeros((3, 0)), 2, ValueError, ["path", "d >= 1"]),
+        (np.array([[0.0, np.nan], [1.0, 1.0]]), 2, ValueError, ["path", "NaN"]),
+        (np.array([[0.0, np.inf], [1.0, 1.0]]), 2, ValueError, ["path", "infinite"]),
+        (np.array([["a", "b"]]), 2, TypeError, ["path", "dtype"]),
+        (np.zeros((3, 2), dtype=complex), 2, TypeError, ["path", "complex"]),
+        (np.zeros((3, 2)), 0, ValueError, ["depth", "0"]),
+        (np.zeros((3, 2)), -1, ValueError, ["depth", "-1"]),
+        (np.zeros((3, 2)), True, TypeError, ["depth", "True", "bool"]),
+        (np.zeros((3, 2)), 2.0, TypeError, ["depth", "2.0", "float"]),
+        (np.zeros((3, 2)), "2", TypeError, ["depth", "'2'"]),
+    ],
+)
 @pytest.mark.parametrize("function", [signature, signature_reference])
-def test_bad_input_raises_naming_argument(backend, function, path, depth, error, words_in_message):
+def test_bad_input_raises_naming_argument(
+    backend, function, path, depth, error, words_in_message
+):
     with pytest.raises(error) as info:
         function(path, depth)
     for word in words_in_message:
@@ -220,39 +259,97 @@ def test_bad_input_to_helpers():
         time_augment(np.zeros((3, 2)), times=[0.0, np.nan, 1.0])
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Fast path against the reference, and against an independent library
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-SHAPES_AND_DEPTHS = [((50, 6, 2), 4), ((33, 3, 3), 3), ((2, 1), 3), ((2, 3), 1), ((5, 3), 4), ((3, 7, 2), 5), ((2, 3, 6, 3), 3),
-                     ((40, 4), 4), ((1, 12, 1), 6), ((9, 2, 5), 3)]
+SHAPES_AND_DEPTHS = [
+    ((50, 6, 2), 4),
+    ((33, 3, 3), 3),
+    ((2, 1), 3),
+    ((2, 3), 1),
+    ((5, 3), 4),
+    ((3, 7, 2), 5),
+    ((2, 3, 6, 3), 3),
+    ((40, 4), 4),
+    ((1, 12, 1), 6),
+    ((9, 2, 5), 3),
+]
 
 
 @pytest.mark.parametrize(("shape", "depth"), SHAPES_AND_DEPTHS)
 def test_fast_equals_reference(backend, shape, depth):
     rng = np.random.default_rng(sum(shape) + depth)
     path = _random_path(rng, shape)
-    np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        signature(path, depth), signature_reference(path, depth), rtol=1e-12, atol=1e-12
+    )
 
 
-@pytest.mark.parametrize(("min_batch", "mitm_chunk", "max_mitm", "segment_chunk"), [
-    (0, 1 << 17, 1 << 24, 1 << 17),       # always the per-segment update, one chunk
-    (0, 1 << 17, 1 << 24, 1),             # per-segment update, one path per chunk
-    (10**9, 1 << 24, 1 << 24, 1 << 17),   # always meet-in-the-middle, one chunk
-    (10**9, 1, 1 << 24, 1 << 17),         # meet-in-the-middle, one path per chunk
-    (10**9, 1 << 17, 0, 1 << 17),         # paths too big for meet-in-the-middle: per-segment fallback
-])
-def test_every_algorithm_and_chunking_equals_reference(monkeypatch, min_batch, mitm_chunk, max_mitm, segment_chunk):
-    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")  # these knobs steer the NumPy fallback
-    monkeypatch.setattr(sigmod, "_MIN_BATCH_FOR_SEGMENTS", min_batch)
+@pytest.mark.parametrize("method", ["auto", "compiled", "horner", "meet-in-the-middle"])
+def test_every_method_equals_reference(method):
+    if method == "compiled" and sigmod._compiled_kernels(forced=True) is None:
+        pytest.skip("numba is not installed: method='compiled' is unavailable")
+    rng = np.random.default_rng(4)
+    for shape, depth in SHAPES_AND_DEPTHS:
+        path = _random_path(rng, shape)
+        np.testing.assert_allclose(
+            signature(path, depth, method=method),
+            signature_reference(path, depth),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"{method}: {shape}, depth {depth}",
+        )
+
+
+@pytest.mark.parametrize(
+    ("method", "mitm_chunk", "segment_chunk"),
+    [
+        ("horner", 1 << 17, 1 << 17),  # the per-segment update, one chunk
+        ("horner", 1 << 17, 1),  # per-segment update, one path per chunk
+        ("meet-in-the-middle", 1 << 24, 1 << 17),  # meet-in-the-middle, one chunk
+        ("meet-in-the-middle", 1, 1 << 17),  # meet-in-the-middle, one path per chunk
+    ],
+)
+def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chunk):
+    # The chunk sizes only trade memory for speed: no size may change a number.
     monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
-    monkeypatch.setattr(sigmod, "_MAX_MEET_IN_MIDDLE_ENTRIES", max_mitm)
     monkeypatch.setattr(sigmod, "_SEGMENT_CHUNK_ENTRIES", segment_chunk)
     rng = np.random.default_rng(4)
     for shape, depth in SHAPES_AND_DEPTHS:
         path = _random_path(rng, shape)
-        np.testing.assert_allclose(signature(path, depth), signature_reference(path, depth),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            signature(path, depth, method=method),
+            signature_reference(path, depth),
+            rtol=1e-12,
+            atol=1e-12,
+        )
+
+
+@pytest.mark.parametrize(
+    ("batch", "length", "d", "depth", "expected"),
+    [
+        (64, 10, 3, 4, "horner"),  # a wide batch of short paths
+        (2, 10, 3, 4, "meet-in-the-middle"),  # a few paths
+        (64, 1000, 3, 4, "meet-in-the-middle"),  # long paths
+        (
+            1,
+            200_000,
+            4,
+            6,
+            "horner",
+        ),  # one path too big for meet-in-the-middle's memory
+    ],
+)
+def test_auto_picks_the_numpy_method_by_shape(batch, length, d, depth, expected):
+    assert sigmod._numpy_method(batch, length, d, depth) == expected
+
+
+def test_method_is_checked():
+    with pytest.raises(ValueError, match="method must be one of 'auto'.*got 'fast'"):
+        signature(np.zeros((3, 2)), 2, method="fast")
+    with pytest.raises(TypeError, match="method"):
+        signature(np.zeros((3, 2)), 2, method=None)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
@@ -263,21 +360,31 @@ def test_meet_in_middle_every_split_equals_reference(monkeypatch, d, depth):
         path = _random_path(rng, (2, length, d))
         expected = signature_reference(path, depth)
         for split in range(1, depth + 1):
-            monkeypatch.setattr(sigmod, "_meet_in_middle_split", lambda depth, split=split: split)
+            monkeypatch.setattr(
+                sigmod, "_meet_in_middle_split", lambda depth, split=split: split
+            )
             points = np.ascontiguousarray(path.transpose(2, 0, 1))  # (d, B, L)
-            np.testing.assert_allclose(sigmod._signature_meet_in_middle(points, depth).T, expected,
-                                       rtol=1e-12, atol=1e-12, err_msg=f"split {split}")
+            np.testing.assert_allclose(
+                sigmod._signature_meet_in_middle(points, depth).T,
+                expected,
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=f"split {split}",
+            )
 
 
 def test_long_path_equals_reference(backend):
     rng = np.random.default_rng(5)
     path = _random_path(rng, (300, 2))
-    np.testing.assert_allclose(signature(path, 6), signature_reference(path, 6), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        signature(path, 6), signature_reference(path, 6), rtol=1e-12, atol=1e-12
+    )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Backend choice and the compiled kernels
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def _kernels_or_skip():
     kernels = sigmod._compiled_kernels()
@@ -291,21 +398,31 @@ def test_each_compiled_kernel_equals_reference(monkeypatch, kernel):
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
     function = getattr(_kernels_or_skip(), kernel)
     rng = np.random.default_rng(6)
-    for shape, depth in SHAPES_AND_DEPTHS + [((3, 1, 2), 3)]:  # L = 1 too: zero signature
+    for shape, depth in SHAPES_AND_DEPTHS + [
+        ((3, 1, 2), 3)
+    ]:  # L = 1 too: zero signature
         path = _random_path(rng, shape)
         flat = np.ascontiguousarray(path.reshape((-1,) + path.shape[-2:]))  # (B, L, d)
-        np.testing.assert_allclose(function(flat, depth), signature_reference(flat, depth),
-                                   rtol=1e-12, atol=1e-12, err_msg=f"{shape}, depth {depth}")
+        np.testing.assert_allclose(
+            function(flat, depth),
+            signature_reference(flat, depth),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"{shape}, depth {depth}",
+        )
 
 
 @pytest.mark.parametrize("batch", [1, 31, 32, 63, 64, 65, 95, 96, 130])
 def test_compiled_batch_split_equals_reference(monkeypatch, batch):
-    # Whole lane groups, a padded last group, and a small tail handed to the per-path kernel.
+    # Whole lane groups, a padded last group, and a small tail handed to the per-path
+    # kernel.
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
     _kernels_or_skip()
     rng = np.random.default_rng(batch)
     path = _random_path(rng, (batch, 4, 2))
-    np.testing.assert_allclose(signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_compiled_backend_is_used_unless_disabled(monkeypatch):
@@ -313,7 +430,9 @@ def test_compiled_backend_is_used_unless_disabled(monkeypatch):
     kernels = _kernels_or_skip()
     calls = []
     original = kernels.signature_per_path
-    monkeypatch.setattr(kernels, "signature_per_path", lambda *args: calls.append(1) or original(*args))
+    monkeypatch.setattr(
+        kernels, "signature_per_path", lambda *args: calls.append(1) or original(*args)
+    )
     path = _random_path(np.random.default_rng(7), (6, 2))
     compiled = signature(path, 3)
     assert len(calls) == 1
@@ -323,9 +442,13 @@ def test_compiled_backend_is_used_unless_disabled(monkeypatch):
     assert len(calls) == 1  # the NumPy fallback did the second call
 
 
-@pytest.mark.parametrize("error", [ImportError("No module named 'numba'"), RuntimeError("no locator available")])
+@pytest.mark.parametrize(
+    "error",
+    [ImportError("No module named 'numba'"), RuntimeError("no locator available")],
+)
 def test_unavailable_numba_falls_back_to_numpy(monkeypatch, error):
-    # numba missing (ImportError) or unable to cache in a read-only install (RuntimeError, warned).
+    # numba missing (ImportError) or unable to cache in a read-only install
+    # (RuntimeError, warned).
     real_import = builtins.__import__
 
     def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -344,50 +467,71 @@ def test_unavailable_numba_falls_back_to_numpy(monkeypatch, error):
         sig = signature(path, 3)
     assert sigmod._COMPILED is False
     assert sigmod._compiled_kernels() is None
-    np.testing.assert_allclose(sig, signature_reference(path, 3), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        sig, signature_reference(path, 3), rtol=1e-12, atol=1e-12
+    )
 
 
-@pytest.mark.parametrize(("value", "disabled"), [("1", True), ("yes", True), ("0", False), ("", False)])
+@pytest.mark.parametrize(
+    ("value", "disabled"), [("1", True), ("yes", True), ("0", False), ("", False)]
+)
 def test_disable_variable(monkeypatch, value, disabled):
     monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", value)
     assert sigmod._numba_disabled() is disabled
 
 
 def _roughpy_signature(roughpy, path: np.ndarray, depth: int) -> np.ndarray:
-    """Signature by RoughPy (a compiled library with its own algebra), level 0 dropped."""
+    """Signature by RoughPy (a compiled library with its own algebra), level 0
+    dropped."""
     increments = np.diff(path, axis=0)
-    context = roughpy.get_context(width=path.shape[1], depth=depth, coeffs=roughpy.DPReal)
+    context = roughpy.get_context(
+        width=path.shape[1], depth=depth, coeffs=roughpy.DPReal
+    )
     stream = roughpy.LieIncrementStream.from_increments(increments, ctx=context)
     full = np.array(stream.signature(roughpy.RealInterval(0, len(increments))))
     assert full[0] == 1.0
     return full[1:]
 
 
-@pytest.mark.parametrize(("length", "d", "depth"), [(2, 2, 4), (6, 3, 4), (20, 2, 6), (11, 4, 3), (9, 1, 5)])
+@pytest.mark.parametrize(
+    ("length", "d", "depth"), [(2, 2, 4), (6, 3, 4), (20, 2, 6), (11, 4, 3), (9, 1, 5)]
+)
 def test_against_roughpy(backend, length, d, depth):
-    roughpy = pytest.importorskip("roughpy", reason="roughpy is the independent oracle (requirements-test.txt)")
+    roughpy = pytest.importorskip(
+        "roughpy", reason="roughpy is the independent oracle (requirements-test.txt)"
+    )
     rng = np.random.default_rng(100 * length + 10 * d + depth)
     for _ in range(3):
         path = _random_path(rng, (length, d))
-        np.testing.assert_allclose(signature(path, depth), _roughpy_signature(roughpy, path, depth),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            signature(path, depth),
+            _roughpy_signature(roughpy, path, depth),
+            rtol=1e-12,
+            atol=1e-12,
+        )
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Properties
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
-# The backend fixture is function-scoped but only sets an environment variable that every example
+# The backend fixture is function-scoped but only sets an environment variable that
+# every example
 # shares, so hypothesis's warning about function-scoped fixtures does not apply.
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None,
-                             suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY_SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 
 
 def path_arrays(min_length: int = 1, max_length: int = 6, max_dim: int = 3):
     """Hypothesis strategy: paths (L, d) with entries in [-2, 2]."""
     shapes = st.tuples(st.integers(min_length, max_length), st.integers(1, max_dim))
-    return shapes.flatmap(lambda shape: arrays(np.float64, shape, elements=st.floats(-2, 2, width=64)))
+    return shapes.flatmap(
+        lambda shape: arrays(np.float64, shape, elements=st.floats(-2, 2, width=64))
+    )
 
 
 @PROPERTY_SETTINGS
@@ -395,11 +539,18 @@ def path_arrays(min_length: int = 1, max_length: int = 6, max_dim: int = 3):
 def test_chen_identity(backend, data, depth):
     first = data.draw(path_arrays())
     d = first.shape[1]
-    second = data.draw(arrays(np.float64, (data.draw(st.integers(1, 6)), d), elements=st.floats(-2, 2)))
-    second = second - second[0] + first[-1]  # the second piece starts where the first ends
+    second = data.draw(
+        arrays(np.float64, (data.draw(st.integers(1, 6)), d), elements=st.floats(-2, 2))
+    )
+    second = (
+        second - second[0] + first[-1]
+    )  # the second piece starts where the first ends
     joined = np.concatenate([first, second[1:]], axis=0)
-    np.testing.assert_allclose(chen(signature(first, depth), signature(second, depth), d, depth),
-                               signature(joined, depth), **TOL)
+    np.testing.assert_allclose(
+        chen(signature(first, depth), signature(second, depth), d, depth),
+        signature(joined, depth),
+        **TOL,
+    )
 
 
 def _shuffles(u: tuple[int, ...], v: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -408,7 +559,9 @@ def _shuffles(u: tuple[int, ...], v: tuple[int, ...]) -> list[tuple[int, ...]]:
         return [v]
     if not v:
         return [u]
-    return [(u[0],) + w for w in _shuffles(u[1:], v)] + [(v[0],) + w for w in _shuffles(u, v[1:])]
+    return [(u[0],) + w for w in _shuffles(u[1:], v)] + [
+        (v[0],) + w for w in _shuffles(u, v[1:])
+    ]
 
 
 @PROPERTY_SETTINGS
@@ -429,9 +582,15 @@ def test_shuffle_identity(backend, path, data):
 @given(path=path_arrays(min_length=2), data=st.data(), depth=st.integers(1, 4))
 def test_invariant_under_inserting_collinear_points(backend, path, data, depth):
     segment = data.draw(st.integers(0, path.shape[0] - 2))
-    fractions = np.sort(data.draw(arrays(np.float64, data.draw(st.integers(1, 3)), elements=st.floats(0, 1))))
+    fractions = np.sort(
+        data.draw(
+            arrays(np.float64, data.draw(st.integers(1, 3)), elements=st.floats(0, 1))
+        )
+    )
     inserted = path[segment] + fractions[:, None] * (path[segment + 1] - path[segment])
-    refined = np.concatenate([path[:segment + 1], inserted, path[segment + 1:]], axis=0)
+    refined = np.concatenate(
+        [path[: segment + 1], inserted, path[segment + 1 :]], axis=0
+    )
     np.testing.assert_allclose(signature(refined, depth), signature(path, depth), **TOL)
 
 
@@ -439,14 +598,18 @@ def test_invariant_under_inserting_collinear_points(backend, path, data, depth):
 @given(path=path_arrays(), data=st.data(), depth=st.integers(1, 4))
 def test_translation_invariance(backend, path, data, depth):
     shift = data.draw(arrays(np.float64, path.shape[1], elements=st.floats(-5, 5)))
-    np.testing.assert_allclose(signature(path + shift, depth), signature(path, depth), **TOL)
+    np.testing.assert_allclose(
+        signature(path + shift, depth), signature(path, depth), **TOL
+    )
 
 
 @PROPERTY_SETTINGS
 @given(path=path_arrays(), depth=st.integers(1, 4))
 def test_reversal_gives_inverse(backend, path, depth):
     d = path.shape[1]
-    there_and_back = chen(signature(path, depth), signature(path[::-1], depth), d, depth)
+    there_and_back = chen(
+        signature(path, depth), signature(path[::-1], depth), d, depth
+    )
     np.testing.assert_allclose(there_and_back, np.zeros(signature_dim(d, depth)), **TOL)
 
 
@@ -455,8 +618,12 @@ def test_reversal_gives_inverse(backend, path, depth):
 def test_batch_axes_are_independent(backend, data, depth):
     batch = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 2)))
     length, d = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
-    paths = data.draw(arrays(np.float64, batch + (length, d), elements=st.floats(-2, 2)))
+    paths = data.draw(
+        arrays(np.float64, batch + (length, d), elements=st.floats(-2, 2))
+    )
     sig = signature(paths, depth)
     assert sig.shape == batch + (signature_dim(d, depth),)
     for index in itertools.product(*map(range, batch)):
-        np.testing.assert_allclose(sig[index], signature_reference(paths[index], depth), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            sig[index], signature_reference(paths[index], depth), rtol=1e-12, atol=1e-12
+        )

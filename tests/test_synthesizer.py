@@ -18,11 +18,18 @@ from attnsig.synthesizer import (
 
 
 def _params(rng, e=4, f=3, length=6, dv=2):
-    return (rng.normal(size=(e, f)), rng.normal(size=f), rng.normal(size=(f, length)),
-            rng.normal(size=length), rng.normal(size=(e, dv)))
+    return (
+        rng.normal(size=(e, f)),
+        rng.normal(size=f),
+        rng.normal(size=(f, length)),
+        rng.normal(size=length),
+        rng.normal(size=(e, dv)),
+    )
 
 
-# --- small cases known by hand ---------------------------------------------------------------
+# --- small cases known by hand
+# ---------------------------------------------------------------
+
 
 def test_zero_second_layer_gives_uniform_weights():
     rng = np.random.default_rng(0)
@@ -30,15 +37,25 @@ def test_zero_second_layer_gives_uniform_weights():
     a, b1, _, _, v = _params(rng)
     out, w = dense_synthesizer_attention(x, a, b1, np.zeros((3, 6)), np.zeros(6), v)
     np.testing.assert_allclose(w, np.full((5, 5), 1 / 5), rtol=0, atol=1e-15)
-    np.testing.assert_allclose(out, np.tile((x @ v).mean(axis=0), (5, 1)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        out, np.tile((x @ v).mean(axis=0), (5, 1)), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_logits_by_hand():
-    # relu([1, -1] I + 0) = [1, 0]; times B = [[1, 2, 3], [4, 5, 6]] gives [1, 2, 3], plus b2.
+    # relu([1, -1] I + 0) = [1, 0]; times B = [[1, 2, 3], [4, 5, 6]] gives [1, 2, 3],
+    # plus b2.
     x = np.array([[1.0, -1.0], [-2.0, 3.0]])
-    logits = dense_synthesizer_logits(x, np.eye(2), np.zeros(2), np.array([[1.0, 2, 3], [4, 5, 6]]),
-                                      np.array([0.5, 0.0, 0.0]))
-    np.testing.assert_array_equal(logits, [[1.5, 2.0], [12.5, 15.0]])  # cut to T = 2 columns
+    logits = dense_synthesizer_logits(
+        x,
+        np.eye(2),
+        np.zeros(2),
+        np.array([[1.0, 2, 3], [4, 5, 6]]),
+        np.array([0.5, 0.0, 0.0]),
+    )
+    np.testing.assert_array_equal(
+        logits, [[1.5, 2.0], [12.5, 15.0]]
+    )  # cut to T = 2 columns
 
 
 def test_random_synthesizer_with_a_shift_pattern_copies_the_previous_value():
@@ -50,7 +67,9 @@ def test_random_synthesizer_with_a_shift_pattern_copies_the_previous_value():
     x = np.random.default_rng(1).normal(size=(t, 3))
     out, w = random_synthesizer_attention(x, r, np.eye(3))
     expected = np.vstack([x[:1], x[:-1]])
-    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12)  # off-target weights ~ e^-100
+    np.testing.assert_allclose(
+        out, expected, rtol=0, atol=1e-12
+    )  # off-target weights ~ e^-100
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
 
@@ -71,7 +90,9 @@ def test_fully_masked_row_is_zero_not_nan():
     assert not np.isnan(out).any()
 
 
-# --- independent oracles on random input -----------------------------------------------------
+# --- independent oracles on random input
+# -----------------------------------------------------
+
 
 def test_multihead_equals_a_loop_over_single_heads():
     rng = np.random.default_rng(3)
@@ -84,14 +105,25 @@ def test_multihead_equals_a_loop_over_single_heads():
     heads = []
     for h in range(3):
         rows = slice(h * hs, (h + 1) * hs)
-        # Formula layout: A_h and V_h are the transposed row blocks of the fused weights.
-        o_h, w_h = dense_synthesizer_attention(x, layer.w1_weight[rows].T, layer.w1_bias[rows],
-                                               layer.w2[h], layer.b2[h], layer.value_weight[rows].T,
-                                               causal=True)
-        o_h = o_h + layer.value_bias[rows]  # rows of w_h sum to one, so the bias passes through
+        # Formula layout: A_h and V_h are the transposed row blocks of the fused
+        # weights.
+        o_h, w_h = dense_synthesizer_attention(
+            x,
+            layer.w1_weight[rows].T,
+            layer.w1_bias[rows],
+            layer.w2[h],
+            layer.b2[h],
+            layer.value_weight[rows].T,
+            causal=True,
+        )
+        o_h = (
+            o_h + layer.value_bias[rows]
+        )  # rows of w_h sum to one, so the bias passes through
         np.testing.assert_allclose(w[:, h], w_h, rtol=1e-12, atol=1e-14)
         heads.append(o_h)
-    expected = np.concatenate(heads, axis=-1) @ layer.out_proj_weight.T + layer.out_proj_bias
+    expected = (
+        np.concatenate(heads, axis=-1) @ layer.out_proj_weight.T + layer.out_proj_bias
+    )
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
 
 
@@ -108,25 +140,35 @@ def test_against_torch():
     tt = lambda a: torch.as_tensor(a, dtype=torch.float64)  # noqa: E731
     xt = tt(x)
     b, t, e, h, hs = 3, 6, 8, 2, 4
-    hidden = torch.relu(torch.nn.functional.linear(xt, tt(layer.w1_weight), tt(layer.w1_bias)))
+    hidden = torch.relu(
+        torch.nn.functional.linear(xt, tt(layer.w1_weight), tt(layer.w1_bias))
+    )
     hidden = hidden.view(b, t, h, hs).transpose(1, 2)  # (B, H, T, hs)
-    att = torch.einsum("bhts,hsl->bhtl", hidden, tt(layer.w2)) + tt(layer.b2)[None, :, None, :]
+    att = (
+        torch.einsum("bhts,hsl->bhtl", hidden, tt(layer.w2))
+        + tt(layer.b2)[None, :, None, :]
+    )
     att = att[..., :t].masked_fill(torch.tril(torch.ones(t, t)) == 0, float("-inf"))
     att = torch.softmax(att, dim=-1)
     v = torch.nn.functional.linear(xt, tt(layer.value_weight), tt(layer.value_bias))
     v = v.view(b, t, h, hs).transpose(1, 2)  # (B, H, T, hs)
     y = (att @ v).transpose(1, 2).reshape(b, t, e)  # (B, T, E)
-    y = torch.nn.functional.linear(y, tt(layer.out_proj_weight), tt(layer.out_proj_bias))
+    y = torch.nn.functional.linear(
+        y, tt(layer.out_proj_weight), tt(layer.out_proj_bias)
+    )
     np.testing.assert_allclose(w, att.numpy(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(out, y.numpy(), rtol=1e-10, atol=1e-12)
 
 
-# --- properties --------------------------------------------------------------------------------
+# --- properties
+# --------------------------------------------------------------------------------
+
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), t=st.integers(2, 6), i=st.integers(0, 5))
 def test_row_i_depends_on_x_i_only(seed, t, i):
-    """The defining limitation: changing other positions never moves row i of the weights."""
+    """The defining limitation: changing other positions never moves row i of the
+    weights."""
     i = i % t
     rng = np.random.default_rng(seed)
     params = _params(rng)
@@ -150,7 +192,9 @@ def test_random_synthesizer_weights_ignore_the_input(seed, t):
     np.testing.assert_allclose(w1.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
 
-# --- bad input ---------------------------------------------------------------------------------
+# --- bad input
+# ---------------------------------------------------------------------------------
+
 
 def test_errors_name_the_argument():
     rng = np.random.default_rng(5)

@@ -1,29 +1,27 @@
-"""Compiled (numba) kernels behind :func:`attnsig.signature.signature`; optional, imported lazily.
+"""Compiled (numba) kernels behind :func:`attnsig.signature.signature` (optional, lazy).
 
-Both kernels compute the truncated signatures of a batch of piecewise-linear paths, returned in
-the flat layout of :mod:`attnsig.signature` (levels ``1..depth``, words in lexicographic order,
-first letter = earliest time), by one Horner update of the running signature per segment: with
-the segment increment ``D``, level ``k`` becomes
+Both kernels compute the truncated signatures of a batch of piecewise-linear paths,
+returned in the flat layout of :mod:`attnsig.signature` (levels ``1..depth``, words in
+lexicographic order, first letter = earliest time), by the recurrence written out in the
+docstring of :mod:`attnsig.signature`: one Horner update of the running signature per
+segment, levels updated in place from the top down. Each Horner step first adds ``S_m``
+into the accumulator (once, not once per letter of ``D``) and then writes the tensor
+product with ``D / s`` by flat index arithmetic.
 
-    S_k + (S_{k-1} + (... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D,
+* :func:`signature_lanes` runs ``LANES`` paths side by side with the path index
+  innermost: every innermost loop is a loop of fixed length ``LANES`` over contiguous
+  memory, which LLVM turns into SIMD instructions whatever ``d`` is. Best for a batch of
+  many paths.
+* :func:`signature_per_path` runs over one path at a time, for a few paths. With small
+  ``d`` the tensor product's loop over the new letter is too short to vectorise, so this
+  kernel stores each level with its words *reversed* (last letter most significant):
+  then ``a (x) D`` is ``d`` contiguous blocks ``D[j] * a``, each a loop over all of
+  ``a``; the output is permuted back.
 
-which is Chen's identity with the segment exponential, ``sum_j S_{k-j} (x) D^{(x)j} / j!``.
-Levels are updated in place from the top down, so each level reads the old lower levels. Each
-Horner step first adds ``S_m`` into the accumulator (once, not once per letter of ``D``) and then
-writes the tensor product with ``D / s`` by flat index arithmetic.
-
-* :func:`signature_lanes` runs ``LANES`` paths side by side with the path index innermost: every
-  innermost loop is a loop of fixed length ``LANES`` over contiguous memory, which LLVM turns into
-  SIMD instructions whatever ``d`` is. Best for a batch of many paths.
-* :func:`signature_per_path` runs over one path at a time, for a few paths. With small ``d`` the
-  tensor product's loop over the new letter is too short to vectorise, so this kernel stores each
-  level with its words *reversed* (last letter most significant): then ``a (x) D`` is ``d``
-  contiguous blocks ``D[j] * a``, each a loop over all of ``a``; the output is permuted back.
-
-Single-threaded on purpose (no ``parallel=True``): the package must not grab every core of a
-shared machine, and the benchmarks compare one thread per library. ``cache=True`` stores the
-machine code next to this file (or in numba's cache directory if that is read-only), so only the
-first call on a machine pays for compilation.
+Single-threaded on purpose (no ``parallel=True``): the package must not grab every core
+of a shared machine, and the benchmarks compare one thread per library. ``cache=True``
+stores the machine code next to this file (or in numba's cache directory if that is
+read-only), so only the first call on a machine pays for compilation.
 """
 
 from __future__ import annotations
@@ -33,16 +31,20 @@ from numba import njit
 
 __all__ = ["signature_per_path", "signature_lanes", "LANES"]
 
-# Paths run side by side in signature_lanes. A compile-time constant, so the innermost loops have a
-# known trip count. Measured on AVX-512: with 8 or 16 lanes LLVM left the loops scalar, with 32 it
-# vectorised some of them; 64 lanes ran 1.5-3x faster than those, and the working set (64 running
+# Paths run side by side in signature_lanes. A compile-time constant, so the innermost
+# loops have a
+# known trip count. Measured on AVX-512: with 8 or 16 lanes LLVM left the loops scalar,
+# with 32 it
+# vectorised some of them; 64 lanes ran 1.5-3x faster than those, and the working set
+# (64 running
 # signatures, 61 kB at d = 3, depth 4) still fits in L2.
 LANES = 64
 
 
 @njit(cache=True)
 def _level_offsets(d: int, depth: int) -> np.ndarray:
-    """Start of levels ``1..depth`` in the flat signature, plus its end: shape ``(depth + 1,)``."""
+    """Start of levels ``1..depth`` in the flat signature, plus its end: shape
+    ``(depth + 1,)``."""
     offsets = np.zeros(depth + 1, dtype=np.int64)
     size = 1
     for k in range(1, depth + 1):
@@ -53,7 +55,8 @@ def _level_offsets(d: int, depth: int) -> np.ndarray:
 
 @njit(cache=True)
 def _inverse_integers(depth: int) -> np.ndarray:
-    """``[nan, 1/1, 1/2, ..., 1/depth]``: ``D / s`` becomes a multiplication in the hot loop."""
+    """``[nan, 1/1, 1/2, ..., 1/depth]``: ``D / s`` becomes a multiplication in the hot
+    loop."""
     inverse = np.full(depth + 1, np.nan)
     for s in range(1, depth + 1):
         inverse[s] = 1.0 / s
@@ -62,12 +65,15 @@ def _inverse_integers(depth: int) -> np.ndarray:
 
 @njit(cache=True)
 def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray:
-    """``perm[p]``: where the word at flat position ``p`` sits when words are stored reversed."""
+    """``perm[p]``: where the word at flat position ``p`` sits when words are stored
+    reversed."""
     perm = np.empty(offsets[depth], dtype=np.int64)
     for k in range(1, depth + 1):
         for index in range(offsets[k] - offsets[k - 1]):
             rest, reversed_index = index, 0
-            for _ in range(k):  # read the base-d digits of index from the last letter on
+            for _ in range(
+                k
+            ):  # read the base-d digits of index from the last letter on
                 reversed_index = reversed_index * d + rest % d
                 rest //= d
             perm[offsets[k - 1] + index] = offsets[k - 1] + reversed_index
@@ -76,7 +82,8 @@ def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray
 
 @njit(cache=True)
 def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
-    """Truncated signatures of a batch of paths, one path at a time (words stored reversed).
+    """Truncated signatures of a batch of paths, one path at a time (words stored
+    reversed).
 
     Parameters
     ----------
@@ -97,7 +104,9 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
     out = np.empty((batch, dim))
     sig = np.empty(dim)  # running signature, words reversed
     scaled = np.empty((depth + 1, d))  # scaled[s] = D / s
-    width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1), at least d
+    width = max(
+        d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
+    )  # d**(depth-1), at least d
     acc = np.empty(width)  # Horner accumulator (level m)
     nxt = np.empty(width)  # next accumulator (level m + 1)
     for b in range(batch):
@@ -108,17 +117,21 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
                 for s in range(1, depth + 1):
                     scaled[s, j] = delta * inverse[s]
             for k in range(depth, 1, -1):
-                for j in range(d):  # explicit loops: numba's slice assignment costs more here
+                for j in range(
+                    d
+                ):  # explicit loops: numba's slice assignment costs more here
                     acc[j] = scaled[k, j]
                 size = d
                 for m in range(1, k):
-                    low = sig[offsets[m - 1]:offsets[m]]
+                    low = sig[offsets[m - 1] : offsets[m]]
                     for i in range(size):
                         acc[i] += low[i]  # acc <- S_m + acc
-                    if m < k - 1:  # acc <- acc (x) D / (k - m): reversed, block j is D[j] acc
+                    if (
+                        m < k - 1
+                    ):  # acc <- acc (x) D / (k - m): reversed, block j is D[j] acc
                         for j in range(d):
                             factor = scaled[k - m, j]
-                            block = nxt[j * size:(j + 1) * size]
+                            block = nxt[j * size : (j + 1) * size]
                             for i in range(size):
                                 block[i] = acc[i] * factor
                         acc, nxt = nxt, acc
@@ -126,7 +139,10 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
                     else:  # last factor: S_k += acc (x) D, straight into level k
                         for j in range(d):
                             factor = scaled[1, j]
-                            block = sig[offsets[k - 1] + j * size:offsets[k - 1] + (j + 1) * size]
+                            block = sig[
+                                offsets[k - 1] + j * size : offsets[k - 1]
+                                + (j + 1) * size
+                            ]
                             for i in range(size):
                                 block[i] += acc[i] * factor
             for j in range(d):
@@ -141,8 +157,9 @@ def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
     """Truncated signatures of a batch of paths, ``LANES`` paths side by side.
 
     The same operations per path as :func:`signature_per_path`, on working arrays
-    ``(entries, LANES)`` with the path innermost and words in the output's order. A last, partial
-    group is padded with constant paths (zero increments), whose lanes are computed and dropped.
+    ``(entries, LANES)`` with the path innermost and words in the output's order. A
+    last, partial group is padded with constant paths (zero increments), whose lanes are
+    computed and dropped.
 
     Parameters
     ----------
@@ -158,7 +175,9 @@ def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
     dim = offsets[depth]
     inverse = _inverse_integers(depth)
     out = np.empty((batch, dim))
-    width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1), at least d
+    width = max(
+        d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
+    )  # d**(depth-1), at least d
     sig = np.empty((dim, LANES))  # running signatures, one per lane
     step = np.empty((depth + 1, d, LANES))  # step[s] = D / s per lane
     acc = np.empty((width, LANES))

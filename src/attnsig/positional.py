@@ -9,11 +9,14 @@ from ._validation import check_positive_float, check_positive_int
 __all__ = ["sinusoidal_encoding"]
 
 
-def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_encoding(
+    num_positions: int, dim: int, base: float = 10000.0
+) -> np.ndarray:
     """The sinusoidal position encoding of "Attention is all you need".
 
-    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for
-    positions ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
+    ``PE[p, 2i] = sin(p / base**(2i/dim))`` and
+    ``PE[p, 2i+1] = cos(p / base**(2i/dim))`` for positions
+    ``p = 0, ..., num_positions - 1``. For odd ``dim`` the last column is a sine.
 
     Parameters
     ----------
@@ -27,6 +30,14 @@ def sinusoidal_encoding(num_positions: int, dim: int, base: float = 10000.0) -> 
     Returns
     -------
     ndarray, shape (num_positions, dim)
+
+    Examples
+    --------
+    >>> pe = sinusoidal_encoding(4, 6)
+    >>> pe.shape
+    (4, 6)
+    >>> pe[0]  # position 0: sin 0 = 0 and cos 0 = 1
+    array([0., 1., 0., 1., 0., 1.])
     """
     num_positions = check_positive_int(num_positions, "num_positions")
     dim = check_positive_int(dim, "dim")

@@ -1,27 +1,32 @@
 """Recovering a function from the signature of its time-augmented path.
 
-For the time-augmented path ``X(t) = (t, u(t))``, ``t in [0, 1]`` (letter 0 = time, letter 1 = value,
-first letter = earliest time), the signature entries of the words ``0^k 1`` ("time k times, then the
+For the time-augmented path ``X(t) = (t, u(t))``, ``t in [0, 1]`` (letter 0 = time,
+letter 1 = value, first letter = earliest time), the signature entries of the words
+``0^k 1`` ("time k times, then the
 value") are the moments of the measure ``du``::
 
     S^{0^k 1}(X) = int_0^1 s^k / k! du(s),        k = 0, 1, 2, ...
 
-They determine ``u(t) - u(0)`` for every ``t``; a signature truncated at depth ``N`` holds the first
-``N`` of them, i.e. the integrals of ``u'`` against every polynomial of degree ``< N``. This module turns
-those numbers into an approximation of ``u - u(0)``:
+They determine ``u(t) - u(0)`` for every ``t``; a signature truncated at depth ``N``
+holds the first ``N`` of them, i.e. the integrals of ``u'`` against every polynomial of
+degree ``< N``. This module turns those numbers into an approximation of ``u - u(0)``:
 
-* in the **monomial** basis (solve a Hilbert system: exact in exact arithmetic, hopeless in floating
-  point beyond a dozen terms), or
-* in the **orthonormal shifted Legendre** basis ``P~_j(s) = sqrt(2 j + 1) P_j(2 s - 1)``, whose Gram
-  matrix is the identity for every ``N``: the stored numbers ``c_j = int P~_j du`` are read off and the
-  reconstruction ``u'_N = sum_j c_j P~_j`` is the best ``L^2`` approximation of ``u'`` by polynomials of
-  degree ``< N``, with ``sup_t |(u - u_N)(t)| <= ||u' - u'_N||_2 = (sum_{j >= N} c_j^2)^{1/2}``.
+* in the **monomial** basis (solve a Hilbert system: exact in exact arithmetic, hopeless
+  in floating point beyond a dozen terms), or
+* in the **orthonormal shifted Legendre** basis
+  ``P~_j(s) = sqrt(2 j + 1) P_j(2 s - 1)``, whose Gram matrix is the identity for every
+  ``N``: the stored numbers ``c_j = int P~_j du`` are read off and the reconstruction
+  ``u'_N = sum_j c_j P~_j`` is the best ``L^2`` approximation of ``u'`` by polynomials
+  of degree ``< N``, with
+  ``sup_t |(u - u_N)(t)| <= ||u' - u'_N||_2 = (sum_{j >= N} c_j^2)^{1/2}``.
 
-The Fourier connection: ``int_0^1 exp(-2 pi i n s) du(s) = sum_k (-2 pi i n)^k S^{0^k 1}(X)``.
+The Fourier connection:
+``int_0^1 exp(-2 pi i n s) du(s) = sum_k (-2 pi i n)^k S^{0^k 1}(X)``.
 
-This module computes no signatures itself; it reads the entries it needs from a flat signature made
-by :func:`attnsig.signature.signature`, or takes the derivative ``u'`` directly and integrates by
-Gauss-Legendre quadrature (:func:`time_moment_terms_from_derivative` for the terms themselves,
+This module computes no signatures itself; it reads the entries it needs from a flat
+signature made by :func:`attnsig.signature.signature`, or takes the derivative ``u'``
+directly and integrates by Gauss-Legendre quadrature
+(:func:`time_moment_terms_from_derivative` for the terms themselves,
 :func:`legendre_coefficients_of_derivative` for the stable route).
 """
 
@@ -34,10 +39,18 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from attnsig._validation import as_float_array, check_positive_float, check_positive_int
+from attnsig._validation import (
+    as_float_array,
+    check_callable,
+    check_int,
+    check_positive_float,
+    check_positive_int,
+)
 from attnsig.signature import signature_dim, word_index
 
 __all__ = [
+    "legendre_norms",
+    "gauss_nodes",
     "time_moment_words",
     "time_moment_terms",
     "time_moment_terms_from_derivative",
@@ -57,30 +70,42 @@ __all__ = [
     "monomial_gram_condition",
 ]
 
-TIME, VALUE = 0, 1  # letters of the time-augmented planar path (time first, as attnsig.signature)
+TIME, VALUE = (
+    0,
+    1,
+)  # letters of the time-augmented planar path (time first, as attnsig.signature)
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Reading the relevant entries out of a signature
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def time_moment_words(num_terms: int) -> list[tuple[int, ...]]:
-    """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the value).
+    """The words ``0^k 1`` for ``k = 0 .. num_terms - 1`` (time ``k`` times, then the
+    value).
 
-    The word ``0^k 1`` has length ``k + 1``, so a signature of depth ``N`` holds the first ``N`` of them.
+    The word ``0^k 1`` has length ``k + 1``, so a signature of depth ``N`` holds the
+    first ``N`` of them.
+
+    Examples
+    --------
+    >>> time_moment_words(3)
+    [(1,), (0, 1), (0, 0, 1)]
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     return [(TIME,) * k + (VALUE,) for k in range(num_terms)]
 
 
 def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.ndarray:
-    """Extract ``S^{0^k 1}``, ``k < num_terms``, from the flat signature of a path ``(t, u(t))``.
+    """Extract ``S^{0^k 1}``, ``k < num_terms``, from the flat signature of a path
+    ``(t, u(t))``.
 
     Parameters
     ----------
     sig : array_like, shape (..., signature_dim(2, depth))
-        Flat signature of a time-augmented planar path (channel 0 = time), as returned by
-        ``attnsig.signature.signature(path, depth)``.
+        Flat signature of a time-augmented planar path (channel 0 = time), as returned
+        by ``attnsig.signature.signature(path, depth)``.
     depth : int
         Truncation depth of ``sig``.
     num_terms : int, optional
@@ -89,18 +114,34 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
     Returns
     -------
     ndarray, shape (..., num_terms)
-        ``terms[..., k] = S^{0^k 1} = int_0^1 s^k / k! du(s)`` when the time channel runs over [0, 1].
+        ``terms[..., k] = S^{0^k 1} = int_0^1 s^k / k! du(s)`` when the time channel
+        runs over [0, 1].
+
+    Examples
+    --------
+    >>> from attnsig.signature import signature, time_augment
+    >>> path = time_augment(np.linspace(0.0, 1.0, 5)[:, None])  # u(t) = t
+    >>> time_moment_terms(signature(path, 3), 3).round(12)  # int s^k / k! ds
+    array([1.        , 0.5       , 0.16666667])
     """
     depth = check_positive_int(depth, "depth")
-    num_terms = depth if num_terms is None else check_positive_int(num_terms, "num_terms")
+    num_terms = (
+        depth if num_terms is None else check_positive_int(num_terms, "num_terms")
+    )
     if num_terms > depth:
-        raise ValueError(f"num_terms must be at most depth = {depth} (the word 0^k 1 has length k + 1); "
-                         f"got num_terms = {num_terms}")
+        raise ValueError(
+            f"num_terms must be at most depth = {depth} (the word 0^k 1 has length k "
+            "+ 1); "
+            f"got num_terms = {num_terms}"
+        )
     arr = as_float_array(sig, "sig", ndim_min=1)
     expected = signature_dim(2, depth)
     if arr.shape[-1] != expected:
-        raise ValueError(f"sig must have signature_dim(2, {depth}) = {expected} entries on its last axis "
-                         f"(a planar time-augmented path); got shape {arr.shape}")
+        raise ValueError(
+            f"sig must have signature_dim(2, {depth}) = {expected} entries on its "
+            "last axis "
+            f"(a planar time-augmented path); got shape {arr.shape}"
+        )
     positions = [word_index(w, 2) for w in time_moment_words(num_terms)]
     return arr[..., positions]  # (..., num_terms)
 
@@ -108,7 +149,10 @@ def time_moment_terms(sig: Any, depth: int, num_terms: int | None = None) -> np.
 def _as_terms(terms: Any, name: str = "terms") -> np.ndarray:
     arr = as_float_array(terms, name, ndim_min=1)
     if arr.shape[-1] < 1:
-        raise ValueError(f"{name} must hold at least one term on its last axis; got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must hold at least one term on its last axis; got shape "
+            f"{arr.shape}"
+        )
     return arr.astype(np.float64, copy=False)
 
 
@@ -122,25 +166,42 @@ def moments_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> moments_from_terms([1.0, 0.5, 1 / 6]).round(12)  # int s^k ds for u' = 1
+    array([1.        , 0.5       , 0.33333333])
     """
     arr = _as_terms(terms)
-    factorials = np.array([math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64)
+    factorials = np.array(
+        [math.factorial(k) for k in range(arr.shape[-1])], dtype=np.float64
+    )
     return arr * factorials
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Legendre basis
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
-    """Exact integer coefficients of the shifted Legendre polynomials in powers of ``s``.
+    """Exact integer coefficients of the shifted Legendre polynomials in powers of
+    ``s``.
 
-    ``P_j(2 s - 1) = sum_k A[j, k] s^k`` with ``A[j, k] = (-1)^(j + k) C(j, k) C(j + k, k)``.
+    ``P_j(2 s - 1) = sum_k A[j, k] s^k`` with
+    ``A[j, k] = (-1)^(j + k) C(j, k) C(j + k, k)``.
 
     Returns
     -------
     ndarray of Python ints (dtype object), shape (num_terms, num_terms)
         Lower triangular; exact, so it can be used with ``fractions.Fraction``.
+
+    Examples
+    --------
+    >>> shifted_legendre_monomial_coefficients(3).astype(int)  # P_j(2s - 1) in s^k
+    array([[ 1,  0,  0],
+           [-1,  2,  0],
+           [ 1, -6,  6]])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     a = np.zeros((num_terms, num_terms), dtype=object)
@@ -151,12 +212,15 @@ def shifted_legendre_monomial_coefficients(num_terms: int) -> np.ndarray:
 
 
 def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
-    """Legendre coefficients ``c_j = int_0^1 P~_j(s) du(s)`` from the signature terms ``S^{0^k 1}``.
+    """Legendre coefficients ``c_j = int_0^1 P~_j(s) du(s)`` from the signature terms
+    ``S^{0^k 1}``.
 
     ``c_j = sqrt(2 j + 1) sum_k A[j, k] k! S^{0^k 1}`` with the exact integers ``A`` of
-    :func:`shifted_legendre_monomial_coefficients`. In exact arithmetic this is the same information as
+    :func:`shifted_legendre_monomial_coefficients`. In exact arithmetic this is the same
+    information as
     the terms; in floating point the rounding of the terms is amplified by up to
-    ``sqrt(2 j + 1) P_j(3) ~ (3 + 2 sqrt 2)^j`` because the integers alternate in sign and cancel.
+    ``sqrt(2 j + 1) P_j(3) ~ (3 + 2 sqrt 2)^j`` because the integers alternate in sign
+    and cancel.
 
     Parameters
     ----------
@@ -166,45 +230,83 @@ def legendre_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> legendre_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(12) + 0.0  # u' = P_0
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
     a = shifted_legendre_monomial_coefficients(n).astype(np.float64)  # (N, N)
-    scale = _legendre_norms(n)  # (N,)
+    scale = legendre_norms(n)  # (N,)
     return np.einsum("jk,...k->...j", a, moments) * scale
 
 
-def _legendre_norms(n: int) -> np.ndarray:
-    """``sqrt(2j + 1)`` for ``j < n``: scales ``P_j(2s - 1)`` to unit norm in ``L^2[0, 1]``."""
+def legendre_norms(num_terms: int) -> np.ndarray:
+    """``sqrt(2j + 1)`` for ``j < num_terms``: scales ``P_j(2s - 1)`` to unit norm on
+    [0, 1].
+
+    The shifted Legendre polynomial ``P_j(2s - 1)`` has squared norm ``1 / (2j + 1)`` in
+    ``L^2[0, 1]``; multiplied by these numbers the polynomials are orthonormal.
+
+    Examples
+    --------
+    >>> legendre_norms(3) ** 2
+    array([1., 3., 5.])
+    """
+    n = check_positive_int(num_terms, "num_terms")
     return np.sqrt(2.0 * np.arange(n) + 1.0)  # (n,)
 
 
-def _gauss_on_unit_interval(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [0, 1] (exact for polynomials of degree < 2 num_nodes)."""
+def gauss_nodes(num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [0, 1], exact for degree < ``2 num_nodes``.
+
+    Returns
+    -------
+    nodes : ndarray, shape (num_nodes,)
+    weights : ndarray, shape (num_nodes,)
+        ``weights @ f(nodes)`` approximates ``int_0^1 f(s) ds``.
+
+    Examples
+    --------
+    >>> s, w = gauss_nodes(2)
+    >>> round(float(w @ s**3), 15)  # int_0^1 s^3 ds, exact with two nodes
+    0.25
+    """
+    num_nodes = check_positive_int(num_nodes, "num_nodes")
     x, w = npleg.leggauss(num_nodes)
     return (x + 1.0) / 2.0, w / 2.0
 
 
-def _evaluate_derivative(derivative: Callable[[np.ndarray], Any], s: np.ndarray) -> np.ndarray:
-    if not callable(derivative):
-        raise TypeError(f"derivative must be a callable s -> u'(s) on arrays; got {type(derivative).__name__}")
+def _evaluate_derivative(
+    derivative: Callable[[np.ndarray], Any], s: np.ndarray
+) -> np.ndarray:
+    check_callable(derivative, "derivative", "a callable s -> u'(s) on arrays")
     values = as_float_array(derivative(s), "derivative(s)")
     if values.shape != s.shape:
-        raise ValueError(f"derivative must return one value per node, shape {s.shape}; got shape {values.shape}")
+        raise ValueError(
+            f"derivative must return one value per node, shape {s.shape}; got shape "
+            f"{values.shape}"
+        )
     return values
 
 
-# Largest k with k! representable in float64; beyond it s^k / k! is formed in logarithms.
+# Largest k with k! representable in float64; beyond it s^k / k! is formed in
+# logarithms.
 _MAX_FLOAT_FACTORIAL = 170
 
 
-def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
-                                      num_nodes: int = 200) -> np.ndarray:
-    """The signature terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds``, ``k < num_terms``, by Gauss quadrature.
+def time_moment_terms_from_derivative(
+    derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
+) -> np.ndarray:
+    """The signature terms ``S^{0^k 1} = int_0^1 s^k / k! u'(s) ds``, ``k < num_terms``,
+    by Gauss quadrature.
 
-    These are the entries :func:`time_moment_terms` reads out of the signature of ``(t, u(t))``,
-    computed from ``u'`` without forming a path: what a perfect signature routine would return, up to
-    the quadrature error and rounding of each term (no cancellation between terms).
+    These are the entries :func:`time_moment_terms` reads out of the signature of
+    ``(t, u(t))``, computed from ``u'`` without forming a path: what a perfect signature
+    routine would return, up to the quadrature error and rounding of each term (no
+    cancellation between terms).
 
     Parameters
     ----------
@@ -213,34 +315,42 @@ def time_moment_terms_from_derivative(derivative: Callable[[np.ndarray], Any], n
     num_terms : int
         Number ``N`` of terms, ``k = 0 .. N - 1``.
     num_nodes : int, default 200
-        Gauss-Legendre nodes on [0, 1]; exact (up to rounding) when ``u'`` is a polynomial of degree
-        ``< 2 num_nodes - N + 1``.
+        Gauss-Legendre nodes on [0, 1]; exact (up to rounding) when ``u'`` is a
+        polynomial of degree ``< 2 num_nodes - N + 1``.
 
     Returns
     -------
     ndarray, shape (N,)
         ``terms[k] = S^{0^k 1}``, in the format of :func:`time_moment_terms`.
+
+    Examples
+    --------
+    >>> time_moment_terms_from_derivative(np.ones_like, 3).round(12)  # u' = 1
+    array([1.        , 0.5       , 0.16666667])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     terms = np.empty(num_terms)
     for k in range(num_terms):
         if k <= _MAX_FLOAT_FACTORIAL:
             terms[k] = np.sum(w * s**k / float(math.factorial(k)) * du)
-        else:  # k! overflows; the nodes lie strictly inside (0, 1), so the logarithm is finite
+        # k! overflows; the nodes lie strictly inside (0, 1), so the logarithm is finite
+        else:
             terms[k] = np.sum(w * np.exp(k * np.log(s) - math.lgamma(k + 1)) * du)
     return terms
 
 
-def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], num_terms: int, *,
-                                        num_nodes: int = 200) -> np.ndarray:
-    """Legendre coefficients ``c_j = int_0^1 P~_j(s) u'(s) ds`` computed directly by Gauss quadrature.
+def legendre_coefficients_of_derivative(
+    derivative: Callable[[np.ndarray], Any], num_terms: int, *, num_nodes: int = 200
+) -> np.ndarray:
+    """Legendre coefficients ``c_j = int_0^1 P~_j(s) u'(s) ds`` computed directly by
+    Gauss quadrature.
 
-    This is the stable way to fill a Legendre memory: the stored numbers are the same linear functionals
-    of the signature as in :func:`legendre_coefficients_from_terms`, but evaluated without passing
-    through the monomial terms (no cancellation).
+    This is the stable way to fill a Legendre memory: the stored numbers are the same
+    linear functionals of the signature as in :func:`legendre_coefficients_from_terms`,
+    but evaluated without passing through the monomial terms (no cancellation).
 
     Parameters
     ----------
@@ -249,17 +359,25 @@ def legendre_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any],
     num_terms : int
         Number ``N`` of coefficients.
     num_nodes : int, default 200
-        Gauss-Legendre nodes on [0, 1]; exact when ``u'`` is a polynomial of degree ``< 2 num_nodes - N``.
+        Gauss-Legendre nodes on [0, 1]; exact when ``u'`` is a polynomial of degree
+        ``< 2 num_nodes - N``.
 
     Returns
     -------
     ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> legendre_coefficients_of_derivative(lambda s: 2 * s, 3).round(12) + 0.0
+    array([1.        , 0.57735027, 0.        ])
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
-    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * _legendre_norms(num_terms)  # (M, N)
+    basis = npleg.legvander(2.0 * s - 1.0, num_terms - 1) * legendre_norms(
+        num_terms
+    )  # (M, N)
     return basis.T @ (w * du)
 
 
@@ -274,10 +392,15 @@ def derivative_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> derivative_from_legendre([1.0, 0.0], [0.0, 0.5, 1.0])
+    array([1., 1., 1.])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
-    return npleg.legval(2.0 * tt - 1.0, c * _legendre_norms(c.size))
+    return npleg.legval(2.0 * tt - 1.0, c * legendre_norms(c.size))
 
 
 def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
@@ -292,25 +415,34 @@ def increment_from_legendre(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_legendre([1.0], [0.0, 0.5, 1.0])  # u' = 1: u(t) - u(0) = t
+    array([0. , 0.5, 1. ])
     """
     c = _as_coeffs(coeffs)
     tt = _as_times(t)
-    # In x = 2 s - 1: P~_j(s) ds = sqrt(2j+1) P_j(x) dx / 2; integrate the Legendre series from x = -1.
-    series = c * _legendre_norms(c.size) / 2.0  # (N,)
+    # In x = 2 s - 1: P~_j(s) ds = sqrt(2j+1) P_j(x) dx / 2; integrate the Legendre
+    # series from x = -1.
+    series = c * legendre_norms(c.size) / 2.0  # (N,)
     antiderivative = npleg.legint(series, lbnd=-1.0)  # (N + 1,), vanishes at x = -1
     return npleg.legval(2.0 * tt - 1.0, antiderivative)
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Monomial basis (the ill-conditioned route, kept for comparison)
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
-    """Coefficients ``a`` of ``u'_N(s) = sum_k a_k s^k``, the L^2 projection, from the monomial terms.
+    """Coefficients ``a`` of ``u'_N(s) = sum_k a_k s^k``, the L^2 projection, from the
+    monomial terms.
 
-    Solves the normal equations ``H a = m`` with the Hilbert matrix ``H[k, l] = 1 / (k + l + 1)`` and the
-    moments ``m_k = k! S^{0^k 1}``. The result equals the Legendre reconstruction in exact arithmetic;
-    in floating point ``cond(H)`` grows like ``e^{3.5 N}`` and the solution is garbage for ``N`` above
+    Solves the normal equations ``H a = m`` with the Hilbert matrix
+    ``H[k, l] = 1 / (k + l + 1)`` and the moments ``m_k = k! S^{0^k 1}``. The result
+    equals the Legendre reconstruction in exact arithmetic; in floating point
+    ``cond(H)`` grows like ``e^{3.5 N}`` and the solution is garbage for ``N`` above
     about 12.
 
     Parameters
@@ -320,6 +452,11 @@ def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., N)
+
+    Examples
+    --------
+    >>> monomial_coefficients_from_terms([1.0, 0.5, 1 / 6]).round(9) + 0.0  # u' = 1
+    array([1., 0., 0.])
     """
     moments = moments_from_terms(terms)  # (..., N)
     n = moments.shape[-1]
@@ -329,7 +466,8 @@ def monomial_coefficients_from_terms(terms: Any) -> np.ndarray:
 
 
 def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
-    """Evaluate ``sum_k a_k t^(k+1) / (k+1)``, the increment of ``u'_N(s) = sum_k a_k s^k``.
+    """Evaluate ``sum_k a_k t^(k+1) / (k+1)``, the increment of
+    ``u'_N(s) = sum_k a_k s^k``.
 
     Parameters
     ----------
@@ -339,22 +477,32 @@ def increment_from_monomial(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> increment_from_monomial([0.0, 2.0], [0.0, 0.5, 1.0])  # u' = 2s: increment t^2
+    array([0.  , 0.25, 1.  ])
     """
     a = _as_coeffs(coeffs)
     tt = _as_times(t)
-    integrated = np.concatenate([[0.0], a / np.arange(1.0, a.size + 1.0)])  # coefficients of t^0..t^N
+    integrated = np.concatenate(
+        [[0.0], a / np.arange(1.0, a.size + 1.0)]
+    )  # coefficients of t^0..t^N
     return np.polynomial.polynomial.polyval(tt, integrated)
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Fourier connection
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
-    """Partial sum ``sum_{k < N} (-2 pi i n)^k S^{0^k 1}`` of the Fourier coefficient of ``u'``.
+    """Partial sum ``sum_{k < N} (-2 pi i n)^k S^{0^k 1}`` of the Fourier coefficient of
+    ``u'``.
 
-    The full series equals ``int_0^1 exp(-2 pi i n s) u'(s) ds`` (expand the exponential and use
-    ``S^{0^k 1} = int s^k / k! du``); the truncation error is at most :func:`fourier_tail_bound`.
+    The full series equals ``int_0^1 exp(-2 pi i n s) u'(s) ds`` (expand the exponential
+    and use ``S^{0^k 1} = int s^k / k! du``); the truncation error is at most
+    :func:`fourier_tail_bound`.
 
     Parameters
     ----------
@@ -365,6 +513,13 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
     Returns
     -------
     ndarray of complex, shape (...)
+
+    Examples
+    --------
+    >>> terms = time_moment_terms_from_derivative(np.ones_like, 40)  # u' = 1
+    >>> coefficient = complex(fourier_coefficient_from_terms(terms, 1))
+    >>> abs(coefficient) < 1e-12  # int e^{-2 pi i s} ds = 0
+    True
     """
     arr = _as_terms(terms)
     n = _check_frequency(frequency)
@@ -373,10 +528,11 @@ def fourier_coefficient_from_terms(terms: Any, frequency: int) -> np.ndarray:
 
 
 def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -> float:
-    """Bound on the error of :func:`fourier_coefficient_from_terms` with ``num_terms`` terms.
+    """Bound on the error of :func:`fourier_coefficient_from_terms` with ``num_terms``
+    terms.
 
-    ``|S^{0^k 1}| <= ||u'||_1 / k!`` gives the bound ``||u'||_1 sum_{k >= N} x^k / k!`` with
-    ``x = 2 pi |n|`` (the tail of the exponential series ``e^x``).
+    ``|S^{0^k 1}| <= ||u'||_1 / k!`` gives the bound ``||u'||_1 sum_{k >= N} x^k / k!``
+    with ``x = 2 pi |n|`` (the tail of the exponential series ``e^x``).
 
     Parameters
     ----------
@@ -384,14 +540,22 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     frequency : int
     total_variation : float
         ``||u'||_1 = int_0^1 |u'(s)| ds`` (any upper bound for it).
+
+    Examples
+    --------
+    >>> fourier_tail_bound(40, 1, 1.0) < 1e-10
+    True
     """
     num_terms = check_positive_int(num_terms, "num_terms")
     n = _check_frequency(frequency)
-    total_variation = check_positive_float(total_variation, "total_variation", allow_zero=True)
+    total_variation = check_positive_float(
+        total_variation, "total_variation", allow_zero=True
+    )
     x = 2.0 * np.pi * abs(n)
     if x == 0.0:
         return 0.0
-    # Sum the tail term by term from k = N (in logs for the first term, to avoid overflow in x^N / N!).
+    # Sum the tail term by term from k = N (in logs for the first term, to avoid
+    # overflow in x^N / N!).
     term = math.exp(num_terms * math.log(x) - math.lgamma(num_terms + 1))
     tail, k = 0.0, num_terms
     while term > 1e-18 * tail or k <= x:
@@ -401,28 +565,38 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
     return float(total_variation * tail)
 
 
-def fourier_coefficients_of_derivative(derivative: Callable[[np.ndarray], Any], max_frequency: int, *,
-                                       num_nodes: int = 400) -> np.ndarray:
-    """Fourier coefficients ``int_0^1 exp(-2 pi i n s) u'(s) ds`` for ``n = -K .. K`` by Gauss quadrature.
+def fourier_coefficients_of_derivative(
+    derivative: Callable[[np.ndarray], Any], max_frequency: int, *, num_nodes: int = 400
+) -> np.ndarray:
+    """Fourier coefficients ``int_0^1 exp(-2 pi i n s) u'(s) ds`` for ``n = -K .. K`` by
+    Gauss quadrature.
 
     Returns
     -------
     ndarray of complex, shape (2 K + 1,)
         Entry ``K + n`` holds frequency ``n``.
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 1)  # n = -1, 0, 1
+    >>> np.abs(c).round(12)
+    array([0., 1., 0.])
     """
     max_frequency = check_positive_int(max_frequency, "max_frequency", minimum=0)
     num_nodes = check_positive_int(num_nodes, "num_nodes")
-    s, w = _gauss_on_unit_interval(num_nodes)
+    s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     n = np.arange(-max_frequency, max_frequency + 1)  # (2K+1,)
     return np.exp(-2j * np.pi * n[:, None] * s[None, :]) @ (w * du)
 
 
 def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
-    """Evaluate ``c_0 t + sum_{n != 0} c_n (exp(2 pi i n t) - 1) / (2 pi i n)``, the real part.
+    """Evaluate ``c_0 t + sum_{n != 0} c_n (exp(2 pi i n t) - 1) / (2 pi i n)``, the
+    real part.
 
-    This is ``int_0^t`` of the truncated Fourier series of ``u'``; for real ``u`` the coefficients
-    satisfy ``c_{-n} = conj(c_n)`` and the sum is real, so the real part is returned.
+    This is ``int_0^t`` of the truncated Fourier series of ``u'``; for real ``u`` the
+    coefficients satisfy ``c_{-n} = conj(c_n)`` and the sum is real, so the real part is
+    returned.
 
     Parameters
     ----------
@@ -433,10 +607,19 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``t``
+
+    Examples
+    --------
+    >>> c = fourier_coefficients_of_derivative(np.ones_like, 2)  # u' = 1
+    >>> increment_from_fourier(c, [0.0, 1.0]).round(12) + 0.0
+    array([0., 1.])
     """
     c = np.asarray(coeffs)
     if c.ndim != 1 or c.size % 2 != 1:
-        raise ValueError(f"coeffs must be a 1-d array of odd length 2K+1 (frequencies -K..K); got shape {c.shape}")
+        raise ValueError(
+            "coeffs must be a 1-d array of odd length 2K+1 (frequencies -K..K); got "
+            f"shape {c.shape}"
+        )
     if not np.issubdtype(c.dtype, np.number) or not np.all(np.isfinite(c)):
         raise ValueError("coeffs must hold finite numbers")
     tt = _as_times(t)
@@ -448,9 +631,9 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     return (c[k] * tt + oscillating).real
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Conditioning
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 _BASES = ("monomial", "signature", "bernstein", "legendre")
 
@@ -466,38 +649,54 @@ def _basis_values(basis: str, n: int, s: np.ndarray) -> np.ndarray:
     if basis == "bernstein":
         binomials = np.array([math.comb(n - 1, j) for j in range(n)], dtype=np.float64)
         return binomials * s[:, None] ** k * (1.0 - s[:, None]) ** (n - 1 - k)
-    return npleg.legvander(2.0 * s - 1.0, n - 1) * _legendre_norms(n)
+    return npleg.legvander(2.0 * s - 1.0, n - 1) * legendre_norms(n)
 
 
 def gram_matrix(basis: str, num_terms: int) -> np.ndarray:
-    """Gram matrix ``G[j, k] = int_0^1 b_j(s) b_k(s) ds`` of a polynomial basis of degree ``< num_terms``.
+    """Gram matrix ``G[j, k] = int_0^1 b_j(s) b_k(s) ds`` of a polynomial basis of
+    degree ``< num_terms``.
 
     Parameters
     ----------
     basis : {"monomial", "signature", "bernstein", "legendre"}
-        ``s^k``; ``s^k / k!`` (the kernels of the signature terms); the Bernstein polynomials of degree
-        ``num_terms - 1``; the orthonormal shifted Legendre polynomials.
+        ``s^k``; ``s^k / k!`` (the kernels of the signature terms); the Bernstein
+        polynomials of degree ``num_terms - 1``; the orthonormal shifted Legendre
+        polynomials.
     num_terms : int
 
     Returns
     -------
     ndarray, shape (num_terms, num_terms)
-        Computed by Gauss quadrature, exact up to rounding (the identity for ``"legendre"``).
+        Computed by Gauss quadrature, exact up to rounding (the identity for
+        ``"legendre"``).
+
+    Examples
+    --------
+    >>> gram_matrix("monomial", 2)  # int s^(j + k) ds
+    array([[1.        , 0.5       ],
+           [0.5       , 0.33333333]])
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}; got {basis!r}")
     num_terms = check_positive_int(num_terms, "num_terms")
-    s, w = _gauss_on_unit_interval(num_terms + 1)  # exact for degree <= 2 num_terms + 1
+    s, w = gauss_nodes(num_terms + 1)  # exact for degree <= 2 num_terms + 1
     values = _basis_values(basis, num_terms, s)  # (M, N)
     return values.T @ (w[:, None] * values)
 
 
 def monomial_gram_condition(num_terms: int) -> float:
-    """Spectral condition number of the Hilbert matrix ``H[k, l] = 1 / (k + l + 1)``, ``k, l < N``.
+    """Spectral condition number of the Hilbert matrix ``H[k, l] = 1 / (k + l + 1)``,
+    ``k, l < N``.
 
-    ``np.linalg.cond`` saturates near ``1e17`` in double precision. Here ``H`` is symmetric positive
-    definite, so ``cond = lambda_max(H) lambda_max(H^{-1})``; both largest eigenvalues are well
-    conditioned, and ``H^{-1}`` has a closed form with integer entries.
+    ``np.linalg.cond`` saturates near ``1e17`` in double precision. Here ``H`` is
+    symmetric positive definite, so ``cond = lambda_max(H) lambda_max(H^{-1})``; both
+    largest eigenvalues are well conditioned, and ``H^{-1}`` has a closed form with
+    integer entries.
+
+    Examples
+    --------
+    >>> round(monomial_gram_condition(2), 4)  # the 2 x 2 Hilbert matrix
+    19.2815
     """
     n = check_positive_int(num_terms, "num_terms")
     k = np.arange(n)
@@ -505,32 +704,40 @@ def monomial_gram_condition(num_terms: int) -> float:
     inverse = np.empty((n, n), dtype=np.float64)
     for i in range(n):
         for j in range(n):
-            entry = ((-1) ** (i + j) * (i + j + 1) * math.comb(n + i, n - j - 1)
-                     * math.comb(n + j, n - i - 1) * math.comb(i + j, i) ** 2)
+            entry = (
+                (-1) ** (i + j)
+                * (i + j + 1)
+                * math.comb(n + i, n - j - 1)
+                * math.comb(n + j, n - i - 1)
+                * math.comb(i + j, i) ** 2
+            )
             inverse[i, j] = float(entry)
     return float(np.linalg.eigvalsh(hilbert)[-1] * np.linalg.eigvalsh(inverse)[-1])
 
 
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Small checks
-# --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
+
 
 def _as_coeffs(coeffs: Any) -> np.ndarray:
     c = as_float_array(coeffs, "coeffs", ndim=1).astype(np.float64, copy=False)
     if c.size == 0:
-        raise ValueError("coeffs must hold at least one coefficient; got an empty array")
+        raise ValueError(
+            "coeffs must hold at least one coefficient; got an empty array"
+        )
     return c
 
 
 def _as_times(t: Any) -> np.ndarray:
     tt = as_float_array(t, "t").astype(np.float64, copy=False)
     if np.any((tt < 0.0) | (tt > 1.0)):
-        raise ValueError(f"t must lie in [0, 1] (the time-augmented path runs over [0, 1]); "
-                         f"got values in [{tt.min()}, {tt.max()}]")
+        raise ValueError(
+            f"t must lie in [0, 1] (the time-augmented path runs over [0, 1]); "
+            f"got values in [{tt.min()}, {tt.max()}]"
+        )
     return tt
 
 
 def _check_frequency(frequency: Any) -> int:
-    if isinstance(frequency, bool) or not isinstance(frequency, (int, np.integer)):
-        raise TypeError(f"frequency must be an integer; got {frequency!r} of type {type(frequency).__name__}")
-    return int(frequency)
+    return check_int(frequency, "frequency")

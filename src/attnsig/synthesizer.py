@@ -1,22 +1,24 @@
 """Synthesizer attention: attention weights made without comparing positions.
 
-Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so the
-weight that position ``i`` puts on position ``j`` depends on the contents of both. A
+Key-query-value attention scores a pair of positions by a dot product ``q_i · k_j``, so
+the weight that position ``i`` puts on position ``j`` depends on the contents of both. A
 *synthesizer* (Tay et al., 2020, "Synthesizer: Rethinking Self-Attention in Transformer
 Models") produces the scores without such a comparison:
 
 * **dense**: row ``i`` of the logits is a small MLP of ``x_i`` alone,
-  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is the
-  logit for *position* ``j``. This is the variant of CS224N assignment 5.
-* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the input.
+  ``relu(x_i A + b1) B + b2`` with ``B`` of shape (F, L); column ``j`` of that row is
+  the logit for *position* ``j``. This is the variant of CS224N assignment 5.
+* **random**: the logits are a parameter matrix ``R`` of shape (L, L) that ignores the
+  input.
 
-Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L`` is the
-largest sequence length the layer accepts; a sequence of length ``T <= L`` uses the top-left
-(T, T) block of the logits, as minGPT-style code does.
+Either way the weights multiply values ``x V`` exactly as in ordinary attention. ``L``
+is the largest sequence length the layer accepts; a sequence of length ``T <= L`` uses
+the top-left (T, T) block of the logits, as minGPT-style code does.
 
-Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in the
-assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear`` layout
-(``weight`` of shape (out, in)) for its projections, like :class:`attnsig.attention.MultiHeadAttention`.
+Matrices here are in the *formula* layout (row vectors times matrices, ``x @ A``), as in
+the assignment's equation; :class:`DenseSynthesizer` stores PyTorch's ``nn.Linear``
+layout (``weight`` of shape (out, in)) for its projections, like
+:class:`attnsig.attention.MultiHeadAttention`.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_bool_array, check_positive_int
-from .attention import causal_mask, merge_heads, softmax, split_heads
+from ._validation import as_float_array, check_positive_int, check_rng
+from .attention import _allowed, _attend, merge_heads, split_heads
 
 __all__ = [
     "dense_synthesizer_logits",
@@ -36,11 +38,6 @@ __all__ = [
     "random_synthesizer_attention",
     "DenseSynthesizer",
 ]
-
-
-def _check_last(arr: np.ndarray, size: int, name: str, expected: str) -> None:
-    if arr.shape[-1] != size:
-        raise ValueError(f"{name} must have shape {expected}; got {arr.shape}")
 
 
 def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.ndarray:
@@ -61,6 +58,14 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     -------
     ndarray, shape (..., T, T)
         Row ``i`` depends on ``x[..., i, :]`` only.
+
+    Examples
+    --------
+    >>> x = np.ones((2, 3))  # (T, E)
+    >>> a, b1, b, b2 = np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5)
+    >>> logits = dense_synthesizer_logits(x, a, b1, b, b2)
+    >>> logits.shape  # (T, T): the first T of L = 5 positions
+    (2, 2)
     """
     x = as_float_array(x, "x", ndim_min=2)
     a = as_float_array(a, "a", ndim=2)
@@ -69,24 +74,37 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     b2 = as_float_array(b2, "b2", ndim=1)
     t, e = x.shape[-2:]
     if a.shape[0] != e:
-        raise ValueError(f"a must have shape (E, F) with E={e} the width of x {x.shape}; got {a.shape}")
+        raise ValueError(
+            f"a must have shape (E, F) with E={e} the width of x {x.shape}; got "
+            f"{a.shape}"
+        )
     f = a.shape[1]
-    _check_last(b1, f, "b1", f"(F,) = ({f},)")
+    if b1.shape != (f,):
+        raise ValueError(f"b1 must have shape (F,) = ({f},); got {b1.shape}")
     if b.shape[0] != f:
-        raise ValueError(f"b must have shape (F, L) with F={f} the width of a {a.shape}; got {b.shape}")
+        raise ValueError(
+            f"b must have shape (F, L) with F={f} the width of a {a.shape}; got "
+            f"{b.shape}"
+        )
     max_len = b.shape[1]
     if b2.shape != (max_len,):
-        raise ValueError(f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got {b2.shape}")
+        raise ValueError(
+            f"b2 must have shape (L,) = ({max_len},) to match b {b.shape}; got "
+            f"{b2.shape}"
+        )
     if t > max_len:
-        raise ValueError(f"x has T={t} positions but the synthesizer scores at most L={max_len} "
-                         f"(the width of b {b.shape})")
+        raise ValueError(
+            f"x has T={t} positions but the synthesizer scores at most L={max_len} "
+            f"(the width of b {b.shape})"
+        )
     hidden = np.maximum(x @ a + b1, 0.0)  # (..., T, F)
     logits = hidden @ b + b2  # (..., T, L)
     return logits[..., :t]  # (..., T, T): only the first T positions exist
 
 
-def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
-                          causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def synthesizer_attention(
+    logits: Any, values: Any, mask: Any = None, *, causal: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Weights ``softmax(logits)`` (masked) applied to ``values``.
 
     Parameters
@@ -105,6 +123,16 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     weights : ndarray, shape (..., T, T)
         Rows sum to one; a row with every position masked is zero (as in
         :func:`attnsig.attention.softmax`).
+
+    Examples
+    --------
+    >>> out, w = synthesizer_attention(np.zeros((2, 2)), [[1.0], [3.0]], causal=True)
+    >>> w
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> out
+    array([[1.],
+           [2.]])
     """
     logits = as_float_array(logits, "logits", ndim_min=2)
     values = as_float_array(values, "values", ndim_min=2)
@@ -112,26 +140,34 @@ def synthesizer_attention(logits: Any, values: Any, mask: Any = None, *,
     if logits.shape[-2] != t:
         raise ValueError(f"logits must have shape (..., T, T); got {logits.shape}")
     if values.shape[-2] != t:
-        raise ValueError(f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
-                         f"got {values.shape}")
-    allowed = None
-    if mask is not None:
-        allowed = check_bool_array(mask, "mask")
-        try:
-            np.broadcast_shapes(allowed.shape, logits.shape)
-        except ValueError:
-            raise ValueError(f"mask of shape {allowed.shape} does not broadcast to the logits' "
-                             f"shape {logits.shape}") from None
-    if causal:
-        allowed = causal_mask(t) if allowed is None else allowed & causal_mask(t)
-    if allowed is not None:
-        logits = np.where(allowed, logits, -np.inf)
-    weights = softmax(logits, axis=-1)  # (..., T, T)
-    return weights @ values, weights
+        raise ValueError(
+            f"values must have shape (..., T={t}, d_v) to match logits {logits.shape}; "
+            f"got {values.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(logits.shape[:-2], values.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the batch axes of logits {logits.shape} and values {values.shape} "
+            "do not broadcast"
+        ) from None
+    allowed = _allowed(mask, causal, batch, t, t)
+    return _attend(
+        logits, allowed, values
+    )  # the one masked-softmax step of the package
 
 
-def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_weight: Any, *,
-                                mask: Any = None, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def dense_synthesizer_attention(
+    x: Any,
+    a: Any,
+    b1: Any,
+    b: Any,
+    b2: Any,
+    value_weight: Any,
+    *,
+    mask: Any = None,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """One dense-synthesizer head: ``softmax(relu(x A + b1) B + b2) (x V)``.
 
     Parameters
@@ -148,19 +184,33 @@ def dense_synthesizer_attention(x: Any, a: Any, b1: Any, b: Any, b2: Any, value_
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (..., T, T)
+
+    Examples
+    --------
+    >>> x = np.eye(2)  # (T, E)
+    >>> a, b1, b, b2 = np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)), np.zeros(2)
+    >>> out, w = dense_synthesizer_attention(x, a, b1, b, b2, np.eye(2))
+    >>> w  # zero logits: uniform weights
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
     if value_weight.shape[0] != x.shape[-1]:
-        raise ValueError(f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of x "
-                         f"{x.shape}; got {value_weight.shape}")
+        raise ValueError(
+            f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of "
+            "x "
+            f"{x.shape}; got {value_weight.shape}"
+        )
     logits = dense_synthesizer_logits(x, a, b1, b, b2)  # (..., T, T)
     return synthesizer_attention(logits, x @ value_weight, mask, causal=causal)
 
 
-def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask: Any = None,
-                                 causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore ``x``.
+def random_synthesizer_attention(
+    x: Any, logits: Any, value_weight: Any, *, mask: Any = None, causal: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """One random-synthesizer head: ``softmax(R[:T, :T]) (x V)``; the weights ignore
+    ``x``.
 
     Parameters
     ----------
@@ -175,6 +225,14 @@ def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask
     -------
     output : ndarray, shape (..., T, d_v)
     weights : ndarray, shape (T, T) broadcast to (..., T, T)
+
+    Examples
+    --------
+    >>> logits = np.zeros((3, 3))  # R, of shape (L, L)
+    >>> out, w = random_synthesizer_attention(np.eye(2), logits, np.eye(2), causal=True)
+    >>> w  # the top-left (T, T) block of R, whatever x is
+    array([[1. , 0. ],
+           [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
     logits = as_float_array(logits, "logits", ndim=2)
@@ -183,20 +241,27 @@ def random_synthesizer_attention(x: Any, logits: Any, value_weight: Any, *, mask
     if logits.shape[0] != logits.shape[1]:
         raise ValueError(f"logits must be square (L, L); got {logits.shape}")
     if t > logits.shape[0]:
-        raise ValueError(f"x has T={t} positions but logits {logits.shape} cover at most L={logits.shape[0]}")
+        raise ValueError(
+            f"x has T={t} positions but logits {logits.shape} cover at most "
+            f"L={logits.shape[0]}"
+        )
     if value_weight.shape[0] != e:
-        raise ValueError(f"value_weight must have shape (E, d_v) with E={e} the width of x {x.shape}; "
-                         f"got {value_weight.shape}")
+        raise ValueError(
+            f"value_weight must have shape (E, d_v) with E={e} the width of x "
+            f"{x.shape}; "
+            f"got {value_weight.shape}"
+        )
     values = x @ value_weight  # (..., T, d_v)
     block = np.broadcast_to(logits[:t, :t], values.shape[:-2] + (t, t))  # (..., T, T)
     return synthesizer_attention(block, values, mask, causal=causal)
 
 
 class DenseSynthesizer:
-    """Multi-head dense synthesizer with output projection (the CS224N assignment-5 layer).
+    """Multi-head dense synthesizer with output projection (the CS224N assignment-5
+    layer).
 
-    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads are
-    concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
+    Head ``h`` computes ``softmax(relu(x A_h + b1_h) B_h + b2_h) (x V_h)``; the heads
+    are concatenated and projected, as in :class:`attnsig.attention.MultiHeadAttention`.
     ``A_h`` and ``V_h`` are the ``h``-th blocks of fused (E, E) projections.
 
     Parameters
@@ -222,25 +287,36 @@ class DenseSynthesizer:
     value_bias : ndarray, shape (E,)
     out_proj_weight : ndarray, shape (E, E)
     out_proj_bias : ndarray, shape (E,)
+
+    Examples
+    --------
+    >>> layer = DenseSynthesizer(embed_dim=4, num_heads=2, max_len=5, rng=0)
+    >>> out, weights = layer(np.ones((3, 4)), causal=True)
+    >>> out.shape, weights.shape
+    ((3, 4), (2, 3, 3))
     """
 
-    def __init__(self, embed_dim: int, num_heads: int, max_len: int, *,
-                 rng: np.random.Generator | int | None = None) -> None:
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        max_len: int,
+        *,
+        rng: np.random.Generator | int | None = None,
+    ) -> None:
         self.embed_dim = check_positive_int(embed_dim, "embed_dim")
         self.num_heads = check_positive_int(num_heads, "num_heads")
         self.max_len = check_positive_int(max_len, "max_len")
         if self.embed_dim % self.num_heads:
             raise ValueError(f"num_heads={num_heads} must divide embed_dim={embed_dim}")
-        if rng is None or isinstance(rng, (int, np.integer)):
-            rng = np.random.default_rng(rng)
-        elif not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; "
-                            f"got {type(rng).__name__}")
+        rng = check_rng(rng, seed_ok=True)
         e, h, hs, length = self.embed_dim, self.num_heads, self.head_dim, self.max_len
         bound = 1.0 / math.sqrt(e)  # nn.Linear's default uniform range
         self.w1_weight = rng.uniform(-bound, bound, size=(e, e))
         self.w1_bias = rng.uniform(-bound, bound, size=e)
-        self.w2 = rng.uniform(-1 / math.sqrt(hs), 1 / math.sqrt(hs), size=(h, hs, length))
+        self.w2 = rng.uniform(
+            -1 / math.sqrt(hs), 1 / math.sqrt(hs), size=(h, hs, length)
+        )
         self.b2 = np.zeros((h, length))
         self.value_weight = rng.uniform(-bound, bound, size=(e, e))
         self.value_bias = np.zeros(e)
@@ -255,16 +331,25 @@ class DenseSynthesizer:
     def logits(self, x: Any) -> np.ndarray:
         """Synthesized logits of every head: (..., T, E) -> (..., H, T, T)."""
         x = as_float_array(x, "x", ndim_min=2)
-        _check_last(x, self.embed_dim, "x", f"(..., T, E={self.embed_dim})")
+        if x.shape[-1] != self.embed_dim:
+            raise ValueError(
+                f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}"
+            )
         t = x.shape[-2]
         if t > self.max_len:
-            raise ValueError(f"x has T={t} positions; this layer accepts at most max_len={self.max_len}")
-        hidden = split_heads(np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0),
-                             self.num_heads)  # (..., H, T, hs)
+            raise ValueError(
+                f"x has T={t} positions; this layer accepts at most "
+                f"max_len={self.max_len}"
+            )
+        hidden = split_heads(
+            np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0), self.num_heads
+        )  # (..., H, T, hs)
         logits = hidden @ self.w2 + self.b2[:, None, :]  # (..., H, T, L)
         return logits[..., :t]  # (..., H, T, T)
 
-    def __call__(self, x: Any, *, mask: Any = None, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(
+        self, x: Any, *, mask: Any = None, causal: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Apply the layer.
 
         Parameters
@@ -281,13 +366,21 @@ class DenseSynthesizer:
         """
         x = as_float_array(x, "x", ndim_min=2)
         logits = self.logits(x)  # (..., H, T, T)
-        values = split_heads(x @ self.value_weight.T + self.value_bias, self.num_heads)  # (..., H, T, hs)
+        values = split_heads(
+            x @ self.value_weight.T + self.value_bias, self.num_heads
+        )  # (..., H, T, hs)
         if mask is not None:
-            mask = check_bool_array(mask, "mask")[..., None, :, :]  # (..., 1, T, T): same for every head
+            mask = np.asarray(mask)
+            if mask.ndim >= 2:
+                mask = mask[..., None, :, :]  # (..., 1, T, T): the same for every head
         heads, weights = synthesizer_attention(logits, values, mask, causal=causal)
-        out = merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias  # (..., T, E)
+        out = (
+            merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias
+        )  # (..., T, E)
         return out, weights
 
     def __repr__(self) -> str:
-        return (f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
-                f"max_len={self.max_len})")
+        return (
+            f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+            f"max_len={self.max_len})"
+        )

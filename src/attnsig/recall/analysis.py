@@ -1,0 +1,225 @@
+"""The analysis: margins, accuracies (sampled and exact) and critical attention
+scales."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_float_array, check_instance, check_positive_int, check_real
+from .model import RecallTransformer, _last_logits, embed
+from .task import (
+    _MAX_CANONICAL_PAIRS,
+    _canonical_classes,
+    detokenize,
+    recall_answers,
+    validate_recall_tokens,
+)
+
+__all__ = [
+    "recall_margins",
+    "recall_accuracy",
+    "exact_recall_accuracy",
+    "critical_scales",
+    "ideal_critical_scale",
+]
+
+
+def _margins(logits: np.ndarray, answers: np.ndarray) -> np.ndarray:
+    """Read-out of the answer minus the largest other read-out, per row: (B, 37) ->
+    (B,)."""
+    rows = np.arange(len(answers))
+    correct = logits[rows, answers]
+    others = logits.copy()
+    others[rows, answers] = -np.inf
+    return correct - others.max(axis=1)
+
+
+def recall_margins(
+    model: RecallTransformer, sequences: Any, scale: Any = None
+) -> np.ndarray:
+    """Read-out value of the correct answer minus the largest other one, shape (B,).
+
+    Recall is correct at temperature zero exactly when the margin is positive.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> model = build_recall_transformer(3)
+    >>> bool(recall_margins(model, "A6B8C3B?", 3.0)[0] > 0)
+    True
+    """
+    tokens = validate_recall_tokens(sequences, model.num_pairs)
+    answers = recall_answers(tokens, model.num_pairs)
+    return _margins(_last_logits(model, embed(model, tokens), scale), answers)
+
+
+def recall_accuracy(
+    model: RecallTransformer, sequences: Any, scale: Any = None, weights: Any = None
+) -> float:
+    """Fraction of prompts recalled correctly (positive margin), optionally weighted.
+
+    ``weights`` (shape (B,)) lets one representative stand for many sequences
+    (see :func:`~attnsig.recall.task.canonical_recall_tokens`).
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> model = build_recall_transformer(3)
+    >>> recall_accuracy(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)
+    1.0
+    """
+    correct = recall_margins(model, sequences, scale) > 0
+    if weights is None:
+        return float(correct.mean())
+    w = as_float_array(weights, "weights", ndim=1)
+    if w.shape != correct.shape or (w < 0).any():
+        raise ValueError(
+            f"weights must be non-negative of shape {correct.shape}; got shape "
+            f"{w.shape}"
+        )
+    return float(w[correct].sum() / w.sum())
+
+
+def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fraction:
+    """Exact fraction of *all* answerable prompts that the model recalls correctly.
+
+    Every answerable prompt with ``n = model.num_pairs`` pairs
+    (``26!/(26-n)! * 10**n * n`` of them) is counted once, through the symmetry classes
+    of :func:`~attnsig.recall.task.canonical_recall_tokens`: one representative per
+    class is run and stands for all prompts of its class. A prompt counts as correct
+    when its margin (:func:`recall_margins`) is positive, so ties count as wrong.
+
+    Parameters
+    ----------
+    model : RecallTransformer
+        The model; ``model.num_pairs`` must be at most 9 (the number of classes grows
+        like the Bell numbers).
+    scale : float or pair of floats, optional
+        One attention scale for every prompt (``math.inf`` allowed), for both blocks or
+        ``(block 1, block 2)``; default ``1/sqrt(d)``. Per-prompt arrays make no sense
+        here and are refused.
+
+    Returns
+    -------
+    fractions.Fraction
+        Correctly recalled prompts divided by all answerable prompts, in exact
+        arithmetic.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> exact_recall_accuracy(build_recall_transformer(3), 3.0)
+    Fraction(1, 1)
+    """
+    check_instance(
+        model,
+        "model",
+        RecallTransformer,
+        "a RecallTransformer (see build_recall_transformer)",
+    )
+    if model.num_pairs > _MAX_CANONICAL_PAIRS:
+        raise ValueError(
+            f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact "
+            "count "
+            "(the number of symmetry classes grows like the Bell numbers); got "
+            f"{model.num_pairs}"
+        )
+    parts = scale if isinstance(scale, tuple) else (scale,)
+    for part in parts:
+        if part is not None and np.ndim(part) != 0:
+            raise ValueError(
+                f"scale must be one number (or a pair of numbers) for all prompts; "
+                f"got an array of shape {np.shape(part)}"
+            )
+    tokens, counts, total = _canonical_classes(model.num_pairs)
+    correct = recall_margins(model, tokens, scale) > 0  # (C,)
+    return Fraction(sum(int(c) for c in counts[correct]), total)
+
+
+def critical_scales(
+    model: RecallTransformer,
+    sequences: Any,
+    *,
+    first_block_scale: Any = None,
+    upper: float = 40.0,
+    iterations: int = 60,
+) -> np.ndarray:
+    """Per prompt, the scale at which recall switches from wrong to right, by bisection.
+
+    Parameters
+    ----------
+    model : RecallTransformer
+    sequences : prompts of shape (B, T), answerable.
+    first_block_scale : float, optional
+        ``None``: both blocks use the scale being searched. A number (``math.inf``
+        allowed): block 1 keeps that scale and only block 2's scale is searched.
+    upper : float
+        Upper end of the search; a prompt still wrong there raises ``ValueError``.
+    iterations : int
+        Bisection steps; the result is within ``upper / 2**iterations`` above the switch
+        point.
+
+    Returns
+    -------
+    ndarray, shape (B,)
+        The smallest scale found with a positive margin. Bisection assumes a single
+        switch from wrong to right as the scale grows; check it on a grid when it
+        matters.
+
+    Examples
+    --------
+    >>> from attnsig.recall import build_recall_transformer
+    >>> s = critical_scales(build_recall_transformer(3), "A6B8C3B?")
+    >>> bool(0 < s[0] < 3.0)
+    True
+    """
+    tokens = validate_recall_tokens(sequences, model.num_pairs)
+    iterations = check_positive_int(iterations, "iterations")
+    answers = recall_answers(tokens, model.num_pairs)
+    upper = check_real(upper, "upper", low=0, low_open=True)
+    x0 = embed(model, tokens)
+
+    def correct(scales: np.ndarray) -> np.ndarray:
+        scale = (
+            (scales, scales)
+            if first_block_scale is None
+            else (first_block_scale, scales)
+        )
+        return _margins(_last_logits(model, x0, scale), answers) > 0
+
+    lo = np.zeros(len(answers))
+    hi = np.full(len(answers), float(upper))
+    if not correct(hi).all():
+        b = int(np.argmin(correct(hi)))
+        raise ValueError(
+            f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale "
+            f"upper={upper}; "
+            "raise upper"
+        )
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        ok = correct(mid)
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+    return hi
+
+
+def ideal_critical_scale(num_pairs: int) -> float:
+    """``ln max(2, n - 1)``: the block-2 scale above which recall is perfect when block
+    1 is exact.
+
+    See the chapter: the last query scores the matching pair and itself with ``s`` and
+    every other position with 0; the correct digit collects ``e^s`` against at most
+    ``max(2, n - 1)`` for any other token.
+
+    Examples
+    --------
+    >>> round(ideal_critical_scale(3), 12) == round(math.log(2), 12)
+    True
+    """
+    n = check_positive_int(num_pairs, "num_pairs")
+    return math.log(max(2, n - 1))

@@ -1,0 +1,533 @@
+"""The model: a two-block transformer for associative recall, built by hand (no
+training).
+
+The task: a sequence of ``n`` key-value pairs, then a key, then ``?``; the answer is the
+value stored under that key. Example: ``A6B8C3B?`` -> ``8``. Keys are capital letters,
+values digits.
+
+**Vocabulary.** 37 tokens ``0-9``, ``A-Z``, ``?`` with indices 0-9, 10-35, 36
+(``VOCAB``).
+
+**Embedding** (three blocks, ``d = 37 + w + 37``). A token ``x_i`` at position ``i`` of
+a sequence of length ``T = 2n + 2`` becomes ``[e_token | e_code | 0]``: the token block
+holds the one-hot token, the *index block* holds a position code ``c = T - i``
+(positions counted from the end, as in the construction of the source sheet), and the
+output block starts empty. Codes ``1..9`` reuse the digit coordinates of the index
+block, codes ``>= 10`` get fresh coordinates appended to it, so the index block has
+width ``w = 37 + max(0, T - 9)``. For ``n = 3`` (``T = 8``) this is the sheet's
+``d = 3 * 37 = 111``. Letters in the index block are free for the keys that block 1
+writes there.
+
+**Block 1** (attention + ReLU feed-forward, both with residuals) copies the key of every
+pair into the index block of the value position: the query maps an odd code ``c`` to
+``c + 1`` (the code of the previous position), the key is the code itself, the value
+copies the token block into the output block. The feed-forward network adds the letter
+part of the output block to the index block at positions with an odd code and clears the
+output block.
+
+**Block 2** looks the key up: query = key = the index block without code 1 (so the ``?``
+position carries only the queried letter), value = the token block copied into the
+output block, ``?`` dropped. Its feed-forward network is zero (the block's residual
+makes it the identity).
+
+**Read-out**: the output block at the last position, read at temperature zero (argmax).
+
+Attention is ``attnsig.attention.scaled_dot_product_attention`` with a causal mask and
+the scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
+(temperature-zero) limit, uniform over the maximal scores of each row.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_float_array, check_positive_int
+from ..attention import _attend, causal_mask, scaled_dot_product_attention
+from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_recall_tokens
+
+__all__ = [
+    "FeedForward",
+    "RecallTransformer",
+    "RecallTrace",
+    "build_recall_transformer",
+    "embed",
+    "run",
+    "recall_logits",
+    "predict",
+]
+
+
+@dataclass(frozen=True)
+class FeedForward:
+    """A one-hidden-layer ReLU network ``x -> relu(x @ w_in + b_in) @ w_out + b_out``.
+
+    Attributes
+    ----------
+    w_in : ndarray, shape (d, h)
+    b_in : ndarray, shape (h,)
+    w_out : ndarray, shape (h, d)
+    b_out : ndarray, shape (d,)
+
+    Examples
+    --------
+    >>> ffn = FeedForward(np.eye(2), np.array([0.0, -1.0]), np.eye(2), np.zeros(2))
+    >>> ffn(np.array([3.0, 3.0]))
+    array([3., 2.])
+    """
+
+    w_in: np.ndarray
+    b_in: np.ndarray
+    w_out: np.ndarray
+    b_out: np.ndarray
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """Apply the network to ``x`` of shape (..., d); returns shape (..., d)."""
+        hidden = np.maximum(x @ self.w_in + self.b_in, 0.0)  # (..., h)
+        return hidden @ self.w_out + self.b_out
+
+
+@dataclass(frozen=True)
+class RecallTransformer:
+    """The hand-built two-block recall transformer for ``num_pairs`` key-value pairs.
+
+    All maps act on row vectors: ``Q = X @ w_q1`` for ``X`` of shape (..., T, d).
+
+    Attributes
+    ----------
+    num_pairs : int
+        Number ``n`` of key-value pairs; sequences have length ``T = 2n + 2``.
+    index_width : int
+        Width ``w`` of the index block, ``37 + max(0, T - 9)``.
+    w_q1, w_k1, w_v1 : ndarray, shape (d, d)
+        Block 1 query, key and value weights.
+    ffn1 : FeedForward
+        Block 1 feed-forward network (hidden width 26 + 2 * 37).
+    w_q2, w_k2, w_v2 : ndarray, shape (d, d)
+        Block 2 weights (``w_q2`` equals ``w_k2``).
+    ffn2 : FeedForward
+        Block 2 feed-forward network, all zeros.
+    w_out : ndarray, shape (d, 37)
+        Read-out: the output block.
+
+    Examples
+    --------
+    >>> model = build_recall_transformer(3)
+    >>> model.seq_len, model.dim
+    (8, 111)
+    """
+
+    num_pairs: int
+    index_width: int
+    w_q1: np.ndarray
+    w_k1: np.ndarray
+    w_v1: np.ndarray
+    ffn1: FeedForward
+    w_q2: np.ndarray
+    w_k2: np.ndarray
+    w_v2: np.ndarray
+    ffn2: FeedForward
+    w_out: np.ndarray
+
+    @property
+    def seq_len(self) -> int:
+        """Sequence length ``T = 2n + 2``."""
+        return 2 * self.num_pairs + 2
+
+    @property
+    def dim(self) -> int:
+        """Model width ``d = 37 + w + 37``."""
+        return 2 * VOCAB_SIZE + self.index_width
+
+    @property
+    def token_block(self) -> slice:
+        return slice(0, VOCAB_SIZE)
+
+    @property
+    def index_block(self) -> slice:
+        return slice(VOCAB_SIZE, VOCAB_SIZE + self.index_width)
+
+    @property
+    def output_block(self) -> slice:
+        return slice(VOCAB_SIZE + self.index_width, self.dim)
+
+    def code_coordinate(self, code: int) -> int:
+        """Coordinate (in the full width ``d``) of the position code ``code`` in
+        ``1..T``."""
+        if not 1 <= code <= self.seq_len:
+            raise ValueError(f"code must be in 1..{self.seq_len}; got {code}")
+        return _code_coordinate(code)
+
+
+def _code_coordinate(code: int) -> int:
+    # Codes 1..9 reuse the digit coordinates of the index block (as in the sheet);
+    # larger codes
+    # get fresh coordinates after the 37 token coordinates of the index block.
+    local = code if code <= 9 else VOCAB_SIZE + (code - 10)
+    return VOCAB_SIZE + local
+
+
+def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
+    """Build the explicit weights of the two-block recall transformer.
+
+    Parameters
+    ----------
+    num_pairs : int
+        Number ``n`` of key-value pairs, ``1 <= n <= 26`` (keys are distinct letters).
+        ``n = 3`` gives the sheet's model with ``d = 111``.
+
+    Returns
+    -------
+    RecallTransformer
+
+    Examples
+    --------
+    >>> model = build_recall_transformer(3)
+    >>> model.w_q1.shape
+    (111, 111)
+    """
+    n = check_positive_int(num_pairs, "num_pairs")
+    if n > MAX_PAIRS:
+        raise ValueError(
+            f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
+            f"{n}"
+        )
+    seq_len = 2 * n + 2
+    width = VOCAB_SIZE + max(0, seq_len - 9)
+    d = 2 * VOCAB_SIZE + width
+    tok, idx, out = 0, VOCAB_SIZE, VOCAB_SIZE + width  # first coordinate of each block
+    codes = range(1, seq_len + 1)
+    odd_codes = [c for c in codes if c % 2 == 1]
+
+    # Block 1. Query: odd code c -> code c + 1 (the position just before), other index
+    # coordinates unchanged; key: the index block as it is; value: token block -> output
+    # block.
+    w_q1 = np.zeros((d, d))
+    w_k1 = np.zeros((d, d))
+    code_coords = {_code_coordinate(c) for c in codes}
+    for j in range(idx, idx + width):
+        w_k1[j, j] = 1.0
+        if j not in code_coords:
+            w_q1[j, j] = 1.0
+    for c in codes:
+        w_q1[_code_coordinate(c), _code_coordinate(c + 1 if c % 2 else c)] = 1.0
+    w_v1 = np.zeros((d, d))
+    w_v1[tok + np.arange(VOCAB_SIZE), out + np.arange(VOCAB_SIZE)] = 1.0
+
+    # Block 1 feed-forward network. Unit for letter L: relu(out_L + [code odd] - 1),
+    # which is
+    # out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an attention
+    # average
+    # of one-hot vectors); it writes into the letter coordinate of the index block. Two
+    # units
+    # per output coordinate, relu(o) - relu(-o) = o, clear the output block.
+    n_letters = len(_LETTERS)
+    hidden = n_letters + 2 * VOCAB_SIZE
+    w_in = np.zeros((d, hidden))
+    b_in = np.zeros(hidden)
+    w_out1 = np.zeros((hidden, d))
+    for unit, letter in enumerate(_LETTERS):
+        w_in[out + letter, unit] = 1.0
+        for c in odd_codes:
+            w_in[_code_coordinate(c), unit] = 1.0
+        b_in[unit] = -1.0
+        w_out1[unit, idx + letter] = 1.0
+    for t in range(VOCAB_SIZE):
+        plus, minus = n_letters + t, n_letters + VOCAB_SIZE + t
+        w_in[out + t, plus], w_out1[plus, out + t] = 1.0, -1.0
+        w_in[out + t, minus], w_out1[minus, out + t] = -1.0, 1.0
+    ffn1 = FeedForward(w_in, b_in, w_out1, np.zeros(d))
+
+    # Block 2. Query = key = index block without code 1; value: token block -> output
+    # block,
+    # the query token "?" dropped.
+    w_q2 = np.zeros((d, d))
+    for j in range(idx, idx + width):
+        if j != _code_coordinate(1):
+            w_q2[j, j] = 1.0
+    w_v2 = np.zeros((d, d))
+    w_v2[tok + np.arange(_QUERY_ID), out + np.arange(_QUERY_ID)] = 1.0
+    ffn2 = FeedForward(np.zeros((d, 1)), np.zeros(1), np.zeros((1, d)), np.zeros(d))
+
+    w_read = np.zeros((d, VOCAB_SIZE))
+    w_read[out + np.arange(VOCAB_SIZE), np.arange(VOCAB_SIZE)] = 1.0
+    return RecallTransformer(
+        n, width, w_q1, w_k1, w_v1, ffn1, w_q2, w_q2.copy(), w_v2, ffn2, w_read
+    )
+
+
+@dataclass(frozen=True)
+class RecallTrace:
+    """Every intermediate matrix of one forward pass; arrays have a leading batch axis
+    B.
+
+    Attributes (shapes)
+    -------------------
+    x0 : (B, T, d) embedding;
+    q1, k1, v1 : (B, T, d) block 1 queries, keys, values; weights1 : (B, T, T) its
+    attention map;
+    attention1 : (B, T, d) the head's output; residual1 = x0 + attention1; ffn1 : (B, T,
+    d) the feed-forward output; x1 = residual1 + ffn1 (block 1 output);
+    q2, k2, v2, weights2, attention2, residual2, ffn2, x2 : the same for block 2;
+    logits : (B, T, 37) the read-out ``x2 @ w_out`` at every position (finite;
+    temperature zero means taking the argmax).
+
+    Examples
+    --------
+    >>> trace = run(build_recall_transformer(3), "A6B8C3B?")
+    >>> trace.weights1.shape, trace.logits.shape
+    ((1, 8, 8), (1, 8, 37))
+    """
+
+    x0: np.ndarray
+    q1: np.ndarray
+    k1: np.ndarray
+    v1: np.ndarray
+    weights1: np.ndarray
+    attention1: np.ndarray
+    residual1: np.ndarray
+    ffn1: np.ndarray
+    x1: np.ndarray
+    q2: np.ndarray
+    k2: np.ndarray
+    v2: np.ndarray
+    weights2: np.ndarray
+    attention2: np.ndarray
+    residual2: np.ndarray
+    ffn2: np.ndarray
+    x2: np.ndarray
+    logits: np.ndarray
+
+
+def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
+    """Embedding ``[e_token | e_code | 0]`` of validated tokens of shape (B, T); returns
+    (B, T, d).
+
+    Examples
+    --------
+    >>> from attnsig.recall import tokenize
+    >>> model = build_recall_transformer(1)
+    >>> x = embed(model, tokenize("A1A?"))
+    >>> x.shape, int(x.sum())  # one token and one position code per position
+    ((1, 4, 111), 8)
+    """
+    batch, seq_len = tokens.shape
+    if seq_len != model.seq_len:
+        raise ValueError(
+            f"tokens must have length {model.seq_len} for this model; got shape "
+            f"{tokens.shape}"
+        )
+    x = np.zeros((batch, seq_len, model.dim))
+    np.put_along_axis(x, tokens[:, :, None], 1.0, axis=2)  # token block: one-hot
+    code_coords = [_code_coordinate(seq_len - i) for i in range(seq_len)]
+    x[:, np.arange(seq_len), code_coords] = 1.0  # index block: position code T - i
+    return x
+
+
+def _check_scale(scale: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scale of block 1, scale of block 2): each 0-d (possibly inf) or of shape
+    (B,)."""
+    if isinstance(scale, tuple):
+        if len(scale) != 2:
+            raise ValueError(
+                "scale must be a number or a pair (block 1, block 2); "
+                f"got a tuple of length {len(scale)}"
+            )
+        return (
+            _check_one_scale(scale[0], "scale[0]", dim),
+            _check_one_scale(scale[1], "scale[1]", dim),
+        )
+    one = _check_one_scale(scale, "scale", dim)
+    return one, one
+
+
+def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
+    if value is None:
+        return np.asarray(1.0 / math.sqrt(dim))
+    arr = as_float_array(value, name, allow_inf=True, allow_bool=False)
+    if arr.ndim > 1:
+        raise ValueError(
+            f"{name} must be a number or an array of shape (B,); got shape {arr.shape}"
+        )
+    if (arr < 0).any():
+        raise ValueError(
+            f"{name} must be >= 0 (it multiplies the attention scores); got {arr.min()}"
+        )
+    if arr.ndim == 1 and np.isinf(arr).any():
+        raise ValueError(
+            f"{name}: a per-sequence scale must be finite; use the number math.inf "
+            "for the limit"
+        )
+    return arr.astype(np.float64)
+
+
+def _attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: np.ndarray, causal: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Attention with a scalar, infinite or per-sequence scale; returns (output,
+    weights).
+
+    ``causal=False`` is used only for the last query row, which sees every position
+    anyway.
+    """
+    if scale.ndim == 0 and np.isinf(scale):
+        # Temperature zero: all weight, uniformly, on the maximal scores of each row,
+        # i.e.
+        # the scores become +inf at the row maxima and -inf elsewhere.
+        scores = q @ np.swapaxes(k, -1, -2)  # (B, Tq, T)
+        if causal:
+            scores = np.where(causal_mask(q.shape[-2], k.shape[-2]), scores, -np.inf)
+        top = scores.max(axis=-1, keepdims=True)
+        at_top = np.isclose(scores, top, rtol=0.0, atol=1e-12)
+        return _attend(np.where(at_top, np.inf, -np.inf), None, v)
+    if scale.ndim == 1:
+        if scale.shape[0] != q.shape[0]:
+            raise ValueError(
+                f"a per-sequence scale must have shape (B,) = ({q.shape[0]},); "
+                f"got {scale.shape}"
+            )
+        # Scaling the queries scales the scores row by row.
+        q = q * scale[:, None, None]
+        scale = np.asarray(1.0)
+    return scaled_dot_product_attention(q, k, v, causal=causal, scale=float(scale))
+
+
+def _block1(model: RecallTransformer, x0: np.ndarray, scale1: np.ndarray):
+    d = model.dim
+    # One product for the three projections of block 1.
+    w_qkv = np.concatenate([model.w_q1, model.w_k1, model.w_v1], axis=1)  # (d, 3d)
+    qkv1 = x0 @ w_qkv  # (B, T, 3d)
+    q1, k1, v1 = qkv1[..., :d], qkv1[..., d : 2 * d], qkv1[..., 2 * d :]  # (B, T, d)
+    attention1, weights1 = _attention(q1, k1, v1, scale1)
+    residual1 = x0 + attention1
+    ffn1 = model.ffn1(residual1)
+    return q1, k1, v1, weights1, attention1, residual1, ffn1, residual1 + ffn1
+
+
+def _trace(model: RecallTransformer, x0: np.ndarray, scale: Any) -> RecallTrace:
+    """The whole forward pass, every intermediate kept."""
+    scale1, scale2 = _check_scale(scale, model.dim)
+    block1 = _block1(model, x0, scale1)
+    x1 = block1[-1]
+    kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
+    k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
+    q2 = x1 @ model.w_q2  # (B, T, d)
+    attention2, weights2 = _attention(q2, k2, v2, scale2)
+    residual2 = x1 + attention2
+    ffn2 = model.ffn2(residual2)
+    x2 = residual2 + ffn2
+    return RecallTrace(
+        x0, *block1, q2, k2, v2, weights2, attention2, residual2, ffn2, x2,
+        x2 @ model.w_out,
+    )  # fmt: skip
+
+
+def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.ndarray:
+    """The read-out at the last position only, shape (B, 37).
+
+    The last query row sees every position and no other row of block 2 influences it, so
+    block 2 runs for that row alone.
+    """
+    scale1, scale2 = _check_scale(scale, model.dim)
+    x1 = _block1(model, x0, scale1)[-1]
+    kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
+    k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
+    last = x1[:, -1:]  # (B, 1, d)
+    attention_last, _ = _attention(last @ model.w_q2, k2, v2, scale2, causal=False)
+    residual_last = last + attention_last
+    x2_last = residual_last + model.ffn2(residual_last)
+    return x2_last[:, 0] @ model.w_out  # (B, 37)
+
+
+def run(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> RecallTrace:
+    """Run the transformer and keep every intermediate matrix.
+
+    Parameters
+    ----------
+    model : RecallTransformer
+    sequences : str, sequence of str, or array_like of int, shape (B, T)
+        Recall prompts of length ``T = 2n + 2``, validated by
+        :func:`~attnsig.recall.task.validate_recall_tokens`.
+    scale : float, array of shape (B,), or pair of those, optional
+        Multiplier of the attention scores, for both blocks or ``(block 1, block 2)``;
+        default ``1/sqrt(d)``. ``math.inf`` is the temperature-zero limit (uniform over
+        the row maxima).
+    check_answerable : bool
+        Refuse prompts with repeated keys or a missing queried key (default). ``False``
+        runs them, to see what the construction does.
+
+    Returns
+    -------
+    RecallTrace
+
+    Examples
+    --------
+    >>> import math
+    >>> from attnsig.recall import VOCAB
+    >>> trace = run(build_recall_transformer(3), "A6B8C3B?", math.inf)
+    >>> VOCAB[int(trace.logits[0, -1].argmax())]
+    '8'
+    """
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
+    return _trace(model, embed(model, tokens), scale)
+
+
+def recall_logits(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+) -> np.ndarray:
+    """Read-out at the last position, shape (B, 37), without keeping the intermediates.
+
+    Examples
+    --------
+    >>> from attnsig.recall import VOCAB
+    >>> logits = recall_logits(build_recall_transformer(3), "A6B8C3B?", 3.0)
+    >>> logits.shape, VOCAB[int(logits[0].argmax())]
+    ((1, 37), '8')
+    """
+    tokens = validate_recall_tokens(
+        sequences, model.num_pairs, check_answerable=check_answerable
+    )
+    return _last_logits(model, embed(model, tokens), scale)
+
+
+def predict(
+    model: RecallTransformer,
+    sequences: Any,
+    scale: Any = None,
+    *,
+    check_answerable: bool = True,
+    atol: float = 1e-12,
+) -> np.ndarray:
+    """Temperature-zero prediction at the last position: token indices of shape (B,).
+
+    A row whose largest read-out value is not unique (within ``atol``) has no
+    deterministic answer and gets ``-1``.
+
+    Examples
+    --------
+    >>> from attnsig.recall import VOCAB
+    >>> model = build_recall_transformer(3)
+    >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
+    ['8', '3']
+    """
+    logits = recall_logits(
+        model, sequences, scale, check_answerable=check_answerable
+    )  # (B, 37)
+    top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)
+    best = np.argmax(logits, axis=1)
+    return np.where(top_two[:, 1] - top_two[:, 0] > atol, best, -1)
