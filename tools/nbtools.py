@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def repository_url(root: Path = ROOT) -> str:
     """The book's repository: `repository.url` in `_config.yml`, its one setting.
 
-    The launch buttons (Jupyter Book reads the same key) and the set-up cell derive from it; a
-    fork changes that line and runs `tools/nbtools.py fix` on the chapters (`make setup-cells`).
+    The launch buttons (Jupyter Book reads the same key) and the set-up cell derive
+    from it; a fork changes that line and runs `make setup-cells`, which runs
+    `tools/nbtools.py fix` on the chapters.
     """
     config = yaml.safe_load((root / "_config.yml").read_text())
     return str(config["repository"]["url"]).rstrip("/")
@@ -39,13 +40,17 @@ def book_version(root: Path = ROOT) -> str:
     return match.group(1)
 
 
-def setup_source(url: str, version: str) -> str:
-    """The set-up cell: on Colab, install `attnsig` at the release tag of this edition."""
-    return f'''# Set-up for Colab: install the companion package `attnsig` when it is missing.
+_SETUP_TEMPLATE = """\
+# Set-up for Colab: install the companion package `attnsig` when it is missing.
 try:
     import attnsig  # noqa: F401
 except ImportError:  # a fresh Colab runtime: the package of this edition of the book
-    %pip install --quiet "attnsig @ git+{url}@v{version}"'''
+    %pip install --quiet "attnsig @ git+{url}@v{version}\""""
+
+
+def setup_source(url: str, version: str) -> str:
+    """The set-up cell: on Colab, install `attnsig` at this edition's release tag."""
+    return _SETUP_TEMPLATE.format(url=url, version=version)
 
 
 REPO_URL = repository_url()
