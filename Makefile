@@ -4,22 +4,33 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# Every installed package at one version: local runs, CI and Binder install the same environment.
+CONSTRAINTS := constraints.txt
+# pytest-xdist workers for the test run (the project's machine has 2 cores).
+JOBS ?= 2
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 # One BLAS thread: reproducible numbers and no oversubscription on small machines.
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks student venv clean
+.PHONY: book test unit doctest lint notebooks student setup-cells venv lock clean
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
+# Each chapter notebook is executed once per BLAS kernel: nbval on this CPU's own OpenBLAS kernel,
+# then nbval under a second kernel (a machine-dependent printed digit fails on the machine that
+# writes it); the book is then rendered from the stored outputs nbval has just verified.
 test: $(TEST_STAMP)
+	@mkdir -p _build
 	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
-	$(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --junitxml=_build/pytest.xml
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
+	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
+	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
+	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
 	$(BIN)/python tools/student_edition.py build
 	$(BIN)/python tools/student_edition.py check
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 2
@@ -37,22 +48,33 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff format --check src tests tools benchmarks chapters
 
 notebooks: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile chapters --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)
 
 student: $(STAMP)
 	$(BIN)/python tools/student_edition.py build
 
+# Re-write every chapter's set-up cell from `repository.url` (_config.yml) and the version number.
+setup-cells: $(STAMP)
+	$(BIN)/python tools/nbtools.py fix $(sort $(wildcard chapters/*/*.ipynb))
+
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) pip
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -r requirements.txt
 	touch $@
 
-$(TEST_STAMP): $(STAMP) requirements-test.txt
-	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+$(TEST_STAMP): $(STAMP) requirements-test.txt $(CONSTRAINTS)
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -r requirements-test.txt
 	touch $@
+
+# After a change of requirements*.txt: install them (without the old pins) and re-pin every
+# installed package in $(CONSTRAINTS); then run `make test`.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt
+	$(BIN)/python tools/lock.py $(CONSTRAINTS)
 
 clean:
 	rm -rf _build

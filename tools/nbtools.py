@@ -15,14 +15,46 @@ import sys
 from pathlib import Path
 
 import nbformat
+import yaml
 
-REPO_URL = "https://github.com/attnsig/attnsig-book"
+ROOT = Path(__file__).resolve().parents[1]
 
-SETUP_SOURCE = f'''# Set-up for Colab: install the companion package `attnsig` when it is missing.
+
+def repository_url(root: Path = ROOT) -> str:
+    """The book's repository: `repository.url` in `_config.yml`, its one setting.
+
+    The launch buttons (Jupyter Book reads the same key) and the set-up cell derive
+    from it; a fork changes that line and runs `make setup-cells`, which runs
+    `tools/nbtools.py fix` on the chapters.
+    """
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    return str(config["repository"]["url"]).rstrip("/")
+
+
+def book_version(root: Path = ROOT) -> str:
+    """The one version number of the package and the book (`attnsig.__version__`)."""
+    text = (root / "src" / "attnsig" / "__init__.py").read_text()
+    match = re.search(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", text, flags=re.M)
+    if match is None:
+        raise ValueError("src/attnsig/__init__.py defines no __version__ string")
+    return match.group(1)
+
+
+_SETUP_TEMPLATE = """\
+# Set-up for Colab: install the companion package `attnsig` when it is missing.
 try:
     import attnsig  # noqa: F401
-except ImportError:  # a fresh Colab runtime
-    %pip install --quiet "attnsig @ git+{REPO_URL}"'''
+except ImportError:  # a fresh Colab runtime: the package of this edition of the book
+    %pip install --quiet "attnsig @ git+{url}@v{version}\""""
+
+
+def setup_source(url: str, version: str) -> str:
+    """The set-up cell: on Colab, install `attnsig` at this edition's release tag."""
+    return _SETUP_TEMPLATE.format(url=url, version=version)
+
+
+REPO_URL = repository_url()
+SETUP_SOURCE = setup_source(REPO_URL, book_version())
 
 SETUP_TAGS = ["remove-cell"]
 SOLUTION_TAG = "solution"
