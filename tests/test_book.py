@@ -12,7 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import nbtools  # noqa: E402
 
-NOTEBOOKS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+NOTEBOOKS = sorted(
+    p
+    for p in (ROOT / "chapters").rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in p.parts
+)
 PAGES = sorted((ROOT / "chapters").rglob("*.md"))
 
 
@@ -29,24 +33,43 @@ def test_toc_and_chapters_agree():
     listed = toc_files()
     assert len(listed) == len(set(listed)), "a file is listed twice in _toc.yml"
     for entry in listed:
-        assert (ROOT / f"{entry}.md").exists() or (ROOT / f"{entry}.ipynb").exists(), f"{entry} in _toc.yml does not exist"
+        assert (ROOT / f"{entry}.md").exists() or (ROOT / f"{entry}.ipynb").exists(), (
+            f"{entry} in _toc.yml does not exist"
+        )
     on_disk = {str(p.relative_to(ROOT).with_suffix("")) for p in NOTEBOOKS + PAGES}
-    assert on_disk - set(listed) == set(), "chapters missing from _toc.yml (only_build_toc_files would drop them)"
+    assert on_disk - set(listed) == set(), (
+        "chapters missing from _toc.yml (only_build_toc_files would drop them)"
+    )
 
 
 def test_toc_parts_follow_the_sheets():
-    captions = [part["caption"] for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]]
-    # One part per solution sheet, in the order of the foundation issue, between the frame parts.
-    expected = ["Getting started", "CSCI 5922", "CS224N", "Self-Attention and Transformers", "SVD",
-                "sheet 9", "Appendix"]
+    captions = [
+        part["caption"]
+        for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
+    ]
+    # One part per solution sheet, in the order of the foundation issue, between the
+    # frame parts.
+    expected = [
+        "Getting started",
+        "CSCI 5922",
+        "CS224N",
+        "Self-Attention and Transformers",
+        "SVD",
+        "sheet 9",
+        "Appendix",
+    ]
     assert len(captions) == len(expected), captions
-    for caption, keyword in zip(captions, expected):
-        assert keyword in caption, f"part {caption!r} is out of order: expected the part about {keyword!r}"
+    for caption, keyword in zip(captions, expected, strict=True):
+        assert keyword in caption, (
+            f"part {caption!r} is out of order: expected the part about {keyword!r}"
+        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_notebook_conventions(path):
-    problems = nbtools.check(nbformat.read(path, as_version=4), str(path.relative_to(ROOT)))
+    problems = nbtools.check(
+        nbformat.read(path, as_version=4), str(path.relative_to(ROOT))
+    )
     assert not problems, "\n".join(problems)
 
 
@@ -55,10 +78,13 @@ def test_widget_cells_are_the_only_ignored_outputs(path):
     nb = nbformat.read(path, as_version=4)
     for i, cell in enumerate(nb.cells):
         if nbtools.IGNORE_OUTPUT_TAG in cell.get("metadata", {}).get("tags", []):
-            # Explorers: widget state and pre-drawn PNG frames are not text nbval could compare.
+            # Explorers: widget state and pre-drawn PNG frames are not text nbval could
+            # compare.
             explorer = ("widgets", "interact", "static_explorer(", "live_explorer(")
             assert any(word in cell.source for word in explorer), (
-                f"cell {i} ignores its output but is not an explorer cell: nbval must compare it")
+                f"cell {i} ignores its output but is not an explorer cell: "
+                "nbval must compare it"
+            )
 
 
 def _directives(kind: str) -> list[tuple[str, str]]:
@@ -66,26 +92,44 @@ def _directives(kind: str) -> list[tuple[str, str]]:
     for path in NOTEBOOKS:
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown":
-                found += [(str(path), m) for m in re.findall(rf"```+\{{{kind}\}}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)", cell.source)]
+                found += [
+                    (str(path), m)
+                    for m in re.findall(
+                        rf"```+\{{{kind}\}}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)",
+                        cell.source,
+                    )
+                ]
     return found
 
 
 def test_exercise_labels_are_unique_and_solved_in_place():
     exercises = _directives("exercise")
     labels = [label for _, label in exercises]
-    assert len(labels) == len(set(labels)), f"duplicate exercise labels: {sorted(l for l in labels if labels.count(l) > 1)}"
+    assert len(labels) == len(set(labels)), (
+        f"duplicate exercise labels: {sorted(x for x in labels if labels.count(x) > 1)}"
+    )
     for path in NOTEBOOKS:
-        text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+        text = "\n".join(
+            c.source
+            for c in nbformat.read(path, as_version=4).cells
+            if c.cell_type == "markdown"
+        )
         solved = re.findall(r"\{solution-start\}\s+(\S+)", text)
         for label in solved:
-            assert label in labels, f"{path.name}: solution for unknown exercise {label}"
-        assert len(solved) == len(set(solved)), f"{path.name}: an exercise has two solutions"
+            assert label in labels, (
+                f"{path.name}: solution for unknown exercise {label}"
+            )
+        assert len(solved) == len(set(solved)), (
+            f"{path.name}: an exercise has two solutions"
+        )
 
 
 def test_markdown_pages_hold_no_solutions():
     # The student edition strips solutions from notebooks only.
     for page in PAGES + [ROOT / "intro.md"]:
-        assert "{solution" not in page.read_text(), f"{page}: put exercises with solutions in a notebook"
+        assert "{solution" not in page.read_text(), (
+            f"{page}: put exercises with solutions in a notebook"
+        )
 
 
 def test_api_reference_covers_every_public_module():
@@ -93,7 +137,11 @@ def test_api_reference_covers_every_public_module():
     package = ROOT / "src" / "attnsig"
     modules = sorted(
         [p.stem for p in package.glob("*.py") if not p.stem.startswith("_")]
-        + [p.parent.name for p in package.glob("*/__init__.py") if not p.parent.name.startswith("_")]
+        + [
+            p.parent.name
+            for p in package.glob("*/__init__.py")
+            if not p.parent.name.startswith("_")
+        ]
     )
     missing = [m for m in modules if f"automodule:: attnsig.{m}" not in api]
     assert not missing, f"modules missing from the API reference: {missing}"
@@ -104,7 +152,9 @@ def test_requirements_are_pinned():
         for line in (ROOT / name).read_text().splitlines():
             line = line.split("#")[0].strip()
             if line and not line.startswith("-"):
-                assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[^=\s]+", line), f"{name}: not pinned exactly: {line}"
+                assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[^=\s]+", line), (
+                    f"{name}: not pinned exactly: {line}"
+                )
 
 
 def test_ci_runs_the_readme_test_command():
@@ -118,14 +168,22 @@ def test_ci_runs_the_readme_test_command():
 def test_student_edition_strips_solutions_and_unlinks_their_labels():
     import student_edition
 
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("```{exercise} E\n:label: ex-x\n\nDo it.\n```"),
-        nbformat.v4.new_markdown_cell("```{solution-start} ex-x\n:class: dropdown\n```"),
-        nbformat.v4.new_markdown_cell("```{prf:theorem} T\n:label: thm-x\n\nTrue.\n```"),
-        nbformat.v4.new_code_cell("answer = 42"),
-        nbformat.v4.new_markdown_cell("```{solution-end}\n```"),
-        nbformat.v4.new_markdown_cell("By {prf:ref}`thm-x`, see {ref}`ex-x`."),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "```{exercise} E\n:label: ex-x\n\nDo it.\n```"
+            ),
+            nbformat.v4.new_markdown_cell(
+                "```{solution-start} ex-x\n:class: dropdown\n```"
+            ),
+            nbformat.v4.new_markdown_cell(
+                "```{prf:theorem} T\n:label: thm-x\n\nTrue.\n```"
+            ),
+            nbformat.v4.new_code_cell("answer = 42"),
+            nbformat.v4.new_markdown_cell("```{solution-end}\n```"),
+            nbformat.v4.new_markdown_cell("By {prf:ref}`thm-x`, see {ref}`ex-x`."),
+        ]
+    )
     stripped, removed = student_edition.strip_solutions(nb)
     assert [c.source[:12] for c in stripped.cells] == ["```{exercise", "By {prf:ref}"]
     assert len(removed) == 4
@@ -133,7 +191,9 @@ def test_student_edition_strips_solutions_and_unlinks_their_labels():
     assert hidden == {"thm-x"}
     text = student_edition.unlink_hidden(stripped.cells[1].source, hidden)
     assert "thm-x" not in text and "{ref}`ex-x`" in text
-    assert student_edition.fingerprints([nbformat.v4.new_code_cell("total = compute_the_answer(first, second)")])
+    assert student_edition.fingerprints(
+        [nbformat.v4.new_code_cell("total = compute_the_answer(first, second)")]
+    )
 
 
 def test_package_lists_every_module():
@@ -142,36 +202,62 @@ def test_package_lists_every_module():
     package = ROOT / "src" / "attnsig"
     modules = sorted(
         [p.stem for p in package.glob("*.py") if not p.stem.startswith("_")]
-        + [p.parent.name for p in package.glob("*/__init__.py") if not p.parent.name.startswith("_")]
+        + [
+            p.parent.name
+            for p in package.glob("*/__init__.py")
+            if not p.parent.name.startswith("_")
+        ]
     )
     assert sorted(attnsig.__all__) == modules
     for name in modules:
-        assert f"``attnsig.{name}``" in attnsig.__doc__, f"the package docstring does not describe {name}"
+        assert f"``attnsig.{name}``" in attnsig.__doc__, (
+            f"the package docstring does not describe {name}"
+        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_figures_have_captions_and_alt_text(path):
     for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
-        # A static explorer's PNG is only its fallback for PDF builds; on the page it is the
-        # explorer's own <img>, whose alt text static_explorer requires.
-        if any("attnsig-explorer" in o.get("data", {}).get("text/html", "") for o in outputs):
+        # A static explorer's PNG is only its fallback for PDF builds; on the page it is
+        # the explorer's own <img>, whose alt text static_explorer requires.
+        if any(
+            "attnsig-explorer" in o.get("data", {}).get("text/html", "")
+            for o in outputs
+        ):
             continue
         if any("image/png" in o.get("data", {}) for o in outputs):
             meta = cell.get("metadata", {}).get("mystnb", {})
-            assert meta.get("figure", {}).get("caption"), f"cell {i}: a figure without a caption"
-            assert meta.get("image", {}).get("alt"), f"cell {i}: a figure without alt text"
+            assert meta.get("figure", {}).get("caption"), (
+                f"cell {i}: a figure without a caption"
+            )
+            assert meta.get("image", {}).get("alt"), (
+                f"cell {i}: a figure without alt text"
+            )
 
 
-SHEET_CHAPTERS = [p for p in NOTEBOOKS if p.parent.name not in {"getting-started", "appendix"}]
+SHEET_CHAPTERS = [
+    p for p in NOTEBOOKS if p.parent.name not in {"getting-started", "appendix"}
+]
 
 
 @pytest.mark.parametrize("path", SHEET_CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_sheet_chapters_have_what_an_instructor_expects(path):
     nb = nbformat.read(path, as_version=4)
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for needed in ("Learning objectives", "Estimated time", "Prerequisites", "Going further", "{exercise}",
-                   "{solution-start}"):
+    for needed in (
+        "Learning objectives",
+        "Estimated time",
+        "Prerequisites",
+        "Going further",
+        "{exercise}",
+        "{solution-start}",
+    ):
         assert needed.lower() in text.lower(), f"{path.name}: no '{needed}'"
-    widget_cells = [c for c in nb.cells if c.cell_type == "code" and nbtools.IGNORE_OUTPUT_TAG in c.metadata.get("tags", [])]
+    widget_cells = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code"
+        and nbtools.IGNORE_OUTPUT_TAG in c.metadata.get("tags", [])
+    ]
     assert widget_cells, f"{path.name}: no ipywidgets explorer"

@@ -2,9 +2,10 @@
 
     python tools/preview.py chapters/<part>/<chapter>.ipynb [--out DIR]
 
-For authors working on one chapter while others work on theirs: it uses the book's `_config.yml`,
-a table of contents of this chapter alone, and a copy of `chapters/` (so `{doc}` links to other
-chapters resolve when those exist). Warnings that only concern other documents are not shown.
+For authors working on one chapter while others work on theirs: it uses the book's
+`_config.yml`, a table of contents of this chapter alone, and a copy of `chapters/` (so
+`{doc}` links to other chapters resolve when those exist). Warnings that only concern
+other documents are not shown.
 It prints the path of the chapter's HTML page.
 """
 
@@ -21,9 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("chapter", type=Path)
-    parser.add_argument("--out", type=Path, default=None, help="folder for the temporary book")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="folder for the temporary book"
+    )
     args = parser.parse_args()
     chapter = args.chapter.resolve().relative_to(ROOT)
     out = args.out or Path(tempfile.mkdtemp(prefix="preview-"))
@@ -39,29 +44,59 @@ def main() -> int:
             shutil.copy(ROOT / name, book / name)
         elif (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, book / name)
-    shutil.copytree(ROOT / "chapters", book / "chapters",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
+    shutil.copytree(
+        ROOT / "chapters",
+        book / "chapters",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"),
+    )
     (book / "intro.md").write_text("# Preview\n\n```{tableofcontents}\n```\n")
     # Other chapters are listed (so links to them resolve) but hidden and not executed.
-    others = sorted(p.relative_to(book) for p in (book / "chapters").rglob("*")
-                    if p.suffix in {".ipynb", ".md"} and p.relative_to(book) != chapter)
-    toc = ["format: jb-book", "root: intro", "chapters:", f"  - file: {chapter.with_suffix('')}"]
+    others = sorted(
+        p.relative_to(book)
+        for p in (book / "chapters").rglob("*")
+        if p.suffix in {".ipynb", ".md"} and p.relative_to(book) != chapter
+    )
+    toc = [
+        "format: jb-book",
+        "root: intro",
+        "chapters:",
+        f"  - file: {chapter.with_suffix('')}",
+    ]
     toc += [f"  - file: {p.with_suffix('')}" for p in others]
     (book / "_toc.yml").write_text("\n".join(toc) + "\n")
     config = (book / "_config.yml").read_text()
     # Only this chapter is executed; the others render from their stored outputs.
-    config = config.replace("execute_notebooks: force", "execute_notebooks: force\n  exclude_patterns: ["
-                            + ", ".join(f'"{p}"' for p in others if p.suffix == ".ipynb") + "]")
+    config = config.replace(
+        "execute_notebooks: force",
+        "execute_notebooks: force\n  exclude_patterns: ["
+        + ", ".join(f'"{p}"' for p in others if p.suffix == ".ipynb")
+        + "]",
+    )
     (book / "_config.yml").write_text(config)
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "-n", "--keep-going"]
+    cmd = [
+        str(Path(sys.executable).parent / "jupyter-book"),
+        "build",
+        str(book),
+        "-n",
+        "--keep-going",
+    ]
     result = subprocess.run(cmd, capture_output=True, text=True)
     log = result.stdout + result.stderr
     (out / "build.log").write_text(log)
     stem = str(chapter.with_suffix(""))
-    warnings = [ln for ln in log.splitlines() if ("WARNING" in ln or "ERROR" in ln) and stem in ln]
-    others_count = sum(1 for ln in log.splitlines() if ("WARNING" in ln or "ERROR" in ln)) - len(warnings)
+    warnings = [
+        ln
+        for ln in log.splitlines()
+        if ("WARNING" in ln or "ERROR" in ln) and stem in ln
+    ]
+    others_count = sum(
+        1 for ln in log.splitlines() if ("WARNING" in ln or "ERROR" in ln)
+    ) - len(warnings)
     print(f"build exit code {result.returncode}; full log: {out / 'build.log'}")
-    print(f"{len(warnings)} warning(s) in {chapter}" + (f" ({others_count} elsewhere, not shown)" if others_count else ""))
+    print(
+        f"{len(warnings)} warning(s) in {chapter}"
+        + (f" ({others_count} elsewhere, not shown)" if others_count else "")
+    )
     for ln in warnings:
         print("  " + ln)
     print(f"HTML: {book / '_build' / 'html' / chapter.with_suffix('.html')}")

@@ -2,9 +2,10 @@
 
     python tools/test_summary.py _build/pytest.xml --extra-checks 2
 
-`make test` runs pytest (unit tests and every notebook under nbval), then the warning-free book build
-and the student-edition check; Make stops at the first failure, so reaching this script means the
-extra checks passed. Prints one line: `summary: N passed, M failed, K skipped`.
+`make test` runs pytest (unit tests and every notebook under nbval), then the
+warning-free book build and the student-edition check; Make stops at the first failure,
+so reaching this script means the extra checks passed. Prints one line:
+`summary: N passed, M failed, K skipped`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import xml.etree.ElementTree as ET
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("junit_xml")
-    parser.add_argument("--extra-checks", type=int, default=0, help="checks after pytest that passed")
+    parser.add_argument(
+        "--extra-checks", type=int, default=0, help="checks after pytest that passed"
+    )
     args = parser.parse_args()
     root = ET.parse(args.junit_xml).getroot()
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
