@@ -31,6 +31,10 @@ BUILD_COMMANDS = {
 WIDTHS = {"desktop": 1400, "phone": 400}
 FAILURES = ROOT / "_build" / "browser-failures"
 CHROMIUM = os.environ.get("ATTNSIG_CHROMIUM", "/usr/bin/chromium")
+# In CI (and with ATTNSIG_REQUIRE_BROWSER=1) a missing browser or edition is a failure.
+REQUIRED = (
+    os.environ.get("CI") == "true" or os.environ.get("ATTNSIG_REQUIRE_BROWSER") == "1"
+)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -57,13 +61,28 @@ def _requested(config) -> bool:
 def pytest_collection_modifyitems(config, items):
     if _requested(config):
         return
-    skip = pytest.mark.skip(
-        reason="browser tests run after both editions are built: `make browser` "
-        "(or `pytest tests/browser`)"
-    )
-    for item in items:
-        if HERE in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(skip)
+    # Inside a plain `pytest tests` run (before the editions are built): not run, not
+    # counted as skipped either.
+    browser = [i for i in items if HERE in Path(str(i.fspath)).resolve().parents]
+    if browser:
+        config.hook.pytest_deselected(items=browser)
+        items[:] = [i for i in items if i not in browser]
+        config._attnsig_browser_deselected = len(browser)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    count = getattr(config, "_attnsig_browser_deselected", 0)
+    if count:
+        terminalreporter.write_line(
+            f"{count} browser tests not run here: they need both editions built; "
+            "run `make browser` (or `pytest tests/browser`)"
+        )
+
+
+def _skip(reason: str):
+    if REQUIRED:
+        pytest.fail(f"{reason} (required here: CI or ATTNSIG_REQUIRE_BROWSER=1)")
+    pytest.skip(reason)
 
 
 def is_redirect(path: Path) -> bool:
@@ -98,7 +117,7 @@ def servers():
     def start(edition: str) -> str:
         root = EDITIONS[edition]
         if not root.is_dir():
-            pytest.skip(
+            _skip(
                 f"the {edition} edition is not built ({root} is missing): run "
                 f"{BUILD_COMMANDS[edition]} first"
             )
@@ -121,9 +140,9 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("playwright is not installed: pip install -r requirements-test.txt")
+        _skip("playwright is not installed: pip install -r requirements-test.txt")
     if not Path(CHROMIUM).exists():
-        pytest.skip(
+        _skip(
             f"no Chromium at {CHROMIUM}: install Debian's `chromium` "
             "(apt-get install chromium) or set ATTNSIG_CHROMIUM"
         )
