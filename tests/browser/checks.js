@@ -107,24 +107,28 @@
     };
   },
 
-  // Display equations cut off at the right: wider than their box and not scrollable there.
+  // Formulas cut off: wider than a box that hides its overflow (e.g. pydata-sphinx-theme's
+  // `span.math { overflow: hidden }` around inline math on a phone), with no scrolling box
+  // between the two. A formula in a box that scrolls is fine.
   clippedMath() {
     const found = [];
-    document.querySelectorAll('mjx-container[display="true"]').forEach((m) => {
-      const inner = m.firstElementChild;
-      if (!inner || !m.getClientRects().length) return;
-      const box = m.getBoundingClientRect();
-      const wide = inner.getBoundingClientRect().width;
-      if (wide <= box.width + 1) return;
-      let scrolls = false;
+    for (const m of document.querySelectorAll("mjx-container")) {
+      if (!m.getClientRects().length) continue;
+      const inner = (m.firstElementChild || m).getBoundingClientRect();
       for (let p = m; p && p !== document.body; p = p.parentElement) {
         const o = getComputedStyle(p).overflowX;
-        if (o === "auto" || o === "scroll") { scrolls = p.scrollWidth > p.clientWidth; break; }
-        if (o === "hidden" || o === "clip") break;
+        if (o === "visible") continue;
+        if ((o === "auto" || o === "scroll") && p.scrollWidth > p.clientWidth + 1) break;
+        const r = p.getBoundingClientRect();
+        if (o !== "auto" && o !== "scroll" && (inner.right > r.right + 1 || inner.left < r.left - 1)) {
+          m.setAttribute("data-browser-test-problem", "math");
+          const kind = m.getAttribute("display") === "true" ? "display equation" : "inline formula";
+          found.push(`${kind} ${Math.round(inner.width)}px wide shown in ${Math.round(r.width)}px: ` +
+            (m.querySelector("mjx-assistive-mml") || m).textContent.trim().slice(0, 50));
+          break;
+        }
       }
-      if (!scrolls) m.setAttribute("data-browser-test-problem", "math");
-      if (!scrolls) found.push(`${Math.round(wide)}px wide in a ${Math.round(box.width)}px box`);
-    });
+    }
     return found;
   },
 
