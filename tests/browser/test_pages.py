@@ -343,6 +343,7 @@ def test_page(edition, page_name, width, servers, tab):
         f"request to another host: {u[:120]}" for u in dict.fromkeys(tab.external)
     ]
     if problems:
+        tab.settle()  # the sidebar may still be sliding back after the toggle check
         shot = save_failure(tab.page, f"{edition}-{page_name}-{width}")
         pytest.fail(
             f"{edition} edition, {page_name} at {tab.width}px ({shot.name}):\n  "
