@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks student setup-cells venv lock clean
+.PHONY: book test unit doctest lint notebooks student setup-cells browser venv lock clean
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -33,7 +33,8 @@ test: $(TEST_STAMP)
 	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
 	$(BIN)/python tools/student_edition.py build
 	$(BIN)/python tools/student_edition.py check
-	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 2
+	$(MAKE) --no-print-directory browser
+	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 3
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests
@@ -46,6 +47,17 @@ doctest: $(TEST_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests tools benchmarks chapters
 	$(BIN)/ruff format --check src tests tools benchmarks chapters
+
+# What a reader sees: every page of both editions in Chromium at 1400 and 400 px
+# (tests/browser; needs `make book student` first, which `make test` does). Installs
+# Debian's chromium when it is missing and we are root (CI); elsewhere the tests skip
+# with a message. Screenshots of failures: _build/browser-failures/.
+CHROMIUM ?= /usr/bin/chromium
+browser: $(TEST_STAMP)
+	@test -x $(CHROMIUM) || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		  apt-get install -y -qq --no-install-recommends chromium; }
+	ATTNSIG_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -p no:xdist -q tests/browser
 
 notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)

@@ -261,3 +261,26 @@ def test_sheet_chapters_have_what_an_instructor_expects(path):
         and nbtools.IGNORE_OUTPUT_TAG in c.metadata.get("tags", [])
     ]
     assert widget_cells, f"{path.name}: no ipywidgets explorer"
+
+
+def test_notebook_check_catches_display_math_glued_to_text():
+    glued = [
+        "The output row $i$ is\n$$o_i=\\sum_j A_{ij} v_j,$$\na weighted average.",
+        "so that\n$$\nx = 1\n$$",
+        "```{prf:theorem} T\n:label: thm-t\n\nFor all $s$,\n$$a=b,$$\nholds.\n```",
+        "The output row is $$o_i = v_i$$ here.",
+        "Also\n\\begin{align}\na &= b\n\\end{align}",
+    ]
+    for source in glued:
+        assert nbtools.glued_math(source), f"not caught: {source!r}"
+    separate = [
+        "The output row $i$ is\n\n$$o_i=\\sum_j A_{ij} v_j,$$\n\na weighted average.",
+        "Text.\n\n$$\nx = 1\n$$ (eq-x)\n\nMore $a$ and $b$.",
+        "```{prf:theorem} T\n:label: thm-t\n\n$$a=b$$\n```",
+        "```python\nprice = '$$'\n```",
+        "Inline $x$ only, and\n\n\\begin{align}\na &= b\n\\end{align}",
+    ]
+    for source in separate:
+        assert not nbtools.glued_math(source), f"false alarm: {source!r}"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glued[0])])
+    assert any("raw TeX" in p for p in nbtools.check(nb, "nb"))

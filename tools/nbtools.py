@@ -140,6 +140,75 @@ def _parse(source: str) -> ast.AST | None:
         return None
 
 
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{[^}]*\})?")
+_VERBATIM = {"{code-cell}", "{code-block}", "{code}", "{math}", "{raw}", "{eval-rst}"}
+_BEGIN = re.compile(r"^\s*\\begin\{([A-Za-z*]+)\}")
+_GLUED = "right after a line of text: leave a blank line before it"
+_TEXT_BEFORE = "text before `$$` on its line: put the display on lines of its own"
+_TEXT_AFTER = "text after the closing `$$` on its line: start a new paragraph"
+
+
+def glued_math(source: str) -> list[tuple[int, str]]:
+    """Display math that MyST cannot parse because it is glued to text: (line, message).
+
+    A `$$` block (or an amsmath `\\begin{...}` environment) starts only after a blank
+    line. Glued to the line of text above it, or with text before it on its line, it
+    stays inside the paragraph and the reader sees raw TeX (and run-together italics)
+    instead of an equation. Code fences are skipped; directive bodies (theorems,
+    admonitions) are checked.
+    """
+    problems: list[tuple[int, str]] = []
+    lines = source.splitlines()
+    fence: str | None = None  # inside a code fence: its marker
+    environment: str | None = None  # inside an amsmath environment: its name
+    in_math = False  # inside a $$ block
+    previous = ""
+    for number, line in enumerate(lines, start=1):
+        if fence is not None:
+            if line.strip().startswith(fence) and not line.strip().strip("`~"):
+                fence = None
+            previous = ""
+            continue
+        fenced = _FENCE.match(line)
+        if fenced and not in_math and environment is None:
+            if fenced.group(2) is None or fenced.group(2) in _VERBATIM:
+                fence = fenced.group(1)
+            previous = ""  # a directive's first line is not text
+            continue
+        # Directive options (":label: ...") are not text either.
+        glued = bool(previous.strip()) and not previous.lstrip().startswith(":")
+        previous = line
+        if environment is not None:
+            if f"\\end{{{environment}}}" in line:
+                environment = None
+            continue
+        begin = None if in_math else _BEGIN.match(line)
+        if begin:
+            if glued:
+                problems.append((number, f"\\begin{{{begin.group(1)}}} {_GLUED}"))
+            if f"\\end{{{begin.group(1)}}}" not in line:
+                environment = begin.group(1)
+            continue
+        count = line.count("$$")
+        if not count:
+            continue
+        first = line.index("$$")
+        if not in_math:
+            if line[:first].strip():
+                problems.append((number, _TEXT_BEFORE))
+            elif glued:
+                problems.append((number, f"`$$` block {_GLUED}"))
+        if count % 2:
+            in_math = not in_math
+        after = line[line.rindex("$$") + 2 :].strip()
+        label = re.fullmatch(r"\([^()\s]+\)", after)
+        if not in_math and after and not label and (count > 1 or first):
+            problems.append((number, _TEXT_AFTER))
+    if in_math:
+        problems.append((len(lines), "a `$$` block is never closed"))
+    return problems
+
+
 def check(nb, name: str = "notebook") -> list[str]:
     """Convention violations of one notebook, as readable messages."""
     problems: list[str] = []
@@ -158,6 +227,11 @@ def check(nb, name: str = "notebook") -> list[str]:
                             f"'{SOLUTION_TAG}' (run tools/nbtools.py fix)")
         if cell.cell_type == "markdown" and re.search(r"```+\{solution\}", cell.source):
             problems.append(f"{name}: cell {i} uses an ungated {{solution}}; use solution-start/end")
+        if cell.cell_type == "markdown":
+            for line, message in glued_math(cell.source):
+                problems.append(
+                    f"{name}: cell {i}, line {line}: {message} (it renders as raw TeX)"
+                )
         if cell.cell_type == "code":
             if cell.source.strip() and cell.get("execution_count") is None:
                 problems.append(f"{name}: code cell {i} has no stored execution")
