@@ -1,10 +1,11 @@
 """Maintenance of the chapter notebooks.
 
-    python tools/nbtools.py fix NOTEBOOK...      insert/refresh the set-up cell, tag solution cells
-    python tools/nbtools.py execute NOTEBOOK...  fix, then execute in place (stored outputs)
-    python tools/nbtools.py check NOTEBOOK...    report convention violations (exit 1 if any)
+    python tools/nbtools.py fix NOTEBOOK...      refresh the set-up cell, tag solutions
+    python tools/nbtools.py execute NOTEBOOK...  fix, then execute in place (outputs)
+    python tools/nbtools.py check NOTEBOOK...    report convention violations (exit 1)
 
-The conventions are those of CONTRIBUTING.md; `tests/test_book.py` runs `check` on every chapter.
+The conventions are those of CONTRIBUTING.md; `tests/test_book.py` runs `check` on every
+chapter.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _set_tags(cell, tags: list[str]) -> None:
 
 
 def solution_flags(nb) -> list[bool]:
-    """For each cell, whether it lies in a gated solution (start and end cells included)."""
+    """For each cell, whether it lies in a gated solution (start and end cells too)."""
     flags, inside = [], False
     for cell in nb.cells:
         src = cell.source if cell.cell_type == "markdown" else ""
@@ -94,7 +95,9 @@ def is_setup_cell(cell) -> bool:
 
 def fix(nb) -> None:
     """Insert or refresh the set-up cell and tag every cell of a gated solution."""
-    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None)
+    first_code = next(
+        (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None
+    )
     if first_code is not None and is_setup_cell(nb.cells[first_code]):
         cell = nb.cells[first_code]
         cell.source = SETUP_SOURCE
@@ -104,13 +107,20 @@ def fix(nb) -> None:
         position = 1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0
         nb.cells.insert(position, cell)
     _set_tags(cell, sorted(set(_tags(cell)) | set(SETUP_TAGS)))
-    for cell, in_solution in zip(nb.cells, solution_flags(nb)):
+    for cell, in_solution in zip(nb.cells, solution_flags(nb), strict=True):
         tags = [t for t in _tags(cell) if t != SOLUTION_TAG]
         if in_solution:
             tags.append(SOLUTION_TAG)
         _set_tags(cell, tags)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3",
+        "language": "python",
+        "name": "python3",
+    }
     nb.metadata.setdefault("language_info", {"name": "python"})
+    # Live explorers run only with a kernel; their stored widget state would only add
+    # JSON to the page (no widget scripts are loaded to show it).
+    nb.metadata.pop("widgets", None)
 
 
 def _assigned_names(tree: ast.AST) -> set[str]:
@@ -127,13 +137,21 @@ def _assigned_names(tree: ast.AST) -> set[str]:
 
 
 def _loaded_names(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
 
 
 def _parse(source: str) -> ast.AST | None:
     # IPython magics are not Python; blank them out before parsing.
-    lines = [ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
-             for ln in source.splitlines()]
+    lines = [
+        ln[: len(ln) - len(ln.lstrip())] + "pass"
+        if ln.lstrip().startswith(("%", "!"))
+        else ln
+        for ln in source.splitlines()
+    ]
     try:
         return ast.parse("\n".join(lines))
     except SyntaxError:
@@ -213,20 +231,36 @@ def check(nb, name: str = "notebook") -> list[str]:
     """Convention violations of one notebook, as readable messages."""
     problems: list[str] = []
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    if not code_cells or not is_setup_cell(code_cells[0]) or code_cells[0].source != SETUP_SOURCE:
-        problems.append(f"{name}: first code cell is not the set-up cell (run tools/nbtools.py fix)")
+    if (
+        not code_cells
+        or not is_setup_cell(code_cells[0])
+        or code_cells[0].source != SETUP_SOURCE
+    ):
+        problems.append(
+            f"{name}: first code cell is not the set-up cell (run tools/nbtools.py fix)"
+        )
     flags = solution_flags(nb)
-    starts = sum(1 for c in nb.cells if c.cell_type == "markdown" and _START.search(c.source))
-    ends = sum(1 for c in nb.cells if c.cell_type == "markdown" and _END.search(c.source))
+    starts = sum(
+        1 for c in nb.cells if c.cell_type == "markdown" and _START.search(c.source)
+    )
+    ends = sum(
+        1 for c in nb.cells if c.cell_type == "markdown" and _END.search(c.source)
+    )
     if starts != ends:
-        problems.append(f"{name}: {starts} solution-start cells but {ends} solution-end cells")
-    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags)):
+        problems.append(
+            f"{name}: {starts} solution-start cells but {ends} solution-end cells"
+        )
+    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags, strict=True)):
         tagged = SOLUTION_TAG in _tags(cell)
         if in_solution != tagged:
-            problems.append(f"{name}: cell {i} {'lacks' if in_solution else 'wrongly has'} the tag "
-                            f"'{SOLUTION_TAG}' (run tools/nbtools.py fix)")
+            problems.append(
+                f"{name}: cell {i} {'lacks' if in_solution else 'wrongly has'} the tag "
+                f"'{SOLUTION_TAG}' (run tools/nbtools.py fix)"
+            )
         if cell.cell_type == "markdown" and re.search(r"```+\{solution\}", cell.source):
-            problems.append(f"{name}: cell {i} uses an ungated {{solution}}; use solution-start/end")
+            problems.append(
+                f"{name}: cell {i} uses an ungated {{solution}}; use solution-start/end"
+            )
         if cell.cell_type == "markdown":
             for line, message in glued_math(cell.source):
                 problems.append(
@@ -238,10 +272,11 @@ def check(nb, name: str = "notebook") -> list[str]:
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error":
                     problems.append(f"{name}: code cell {i} stores an error")
-    # Names first defined inside a solution must not be used by later cells outside solutions.
+    # Names first defined inside a solution must not be used by later cells outside
+    # solutions.
     defined_outside: set[str] = set()
     solution_only: dict[str, int] = {}
-    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags)):
+    for i, (cell, in_solution) in enumerate(zip(nb.cells, flags, strict=True)):
         if cell.cell_type != "code":
             continue
         tree = _parse(cell.source)
@@ -254,8 +289,11 @@ def check(nb, name: str = "notebook") -> list[str]:
         else:
             used = _loaded_names(tree) - _assigned_names(tree)
             for n in sorted(used & set(solution_only)):
-                problems.append(f"{name}: cell {i} uses '{n}', defined only in the solution at cell "
-                                f"{solution_only[n]}; the student notebook would fail")
+                problems.append(
+                    f"{name}: cell {i} uses '{n}', defined only in the solution at "
+                    "cell "
+                    f"{solution_only[n]}; the student notebook would fail"
+                )
             defined_outside |= _assigned_names(tree)
             for n in _assigned_names(tree):
                 solution_only.pop(n, None)
@@ -267,8 +305,14 @@ def execute(path: Path, timeout: int = 600) -> None:
 
     nb = nbformat.read(path, as_version=4)
     fix(nb)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        store_widget_state=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()
     nbformat.write(nb, path)
 
