@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks student setup-cells browser venv lock clean
+.PHONY: book test unit doctest lint notebooks student setup-cells browser venv lock clean assignments
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -35,6 +35,10 @@ test: $(TEST_STAMP)
 	$(BIN)/python tools/student_edition.py check
 	$(MAKE) --no-print-directory browser
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 3
+
+# One assignment per annotated chapter (otter-grader): student notebook, tests, autograder.
+assignments: $(TEST_STAMP)
+	$(BIN)/python -m tools.assignments build
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests

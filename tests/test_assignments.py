@@ -1,0 +1,138 @@
+"""Assignments check themselves: solutions pass, stubs fail, typical mistakes fail.
+
+For every chapter with grading metadata (`tools/assignments.py`), the assignment is
+built with otter-grader and one folder of submissions is graded locally (`otter run`, no
+Docker) into one score table:
+
+* `solution.ipynb`, the solution notebook of the assignment: full points;
+* `student.ipynb`, the student notebook as handed out (stubs `name = ...`): no point on
+  any auto-checked question;
+* `mistakes-<k>.ipynb`, the solution notebook with the k-th typical wrong answer of
+  every question (`wrong` in its metadata) put in place of the answer: no point on each
+  of those questions. The k-th mistakes of all questions share one notebook, so a
+  chapter costs a few grading runs.
+
+Chapters without metadata are skipped by the build (`test_unannotated_are_skipped`).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import os
+
+import nbformat
+import pytest
+
+pytest.importorskip("otter", reason="otter-grader is not installed")
+
+from tools import assignments  # noqa: E402
+
+ANNOTATED = [
+    p
+    for p in assignments.chapters()
+    if assignments.is_annotated(nbformat.read(p, as_version=4))
+]
+
+
+def _with_mistakes(solution, auto: dict, k: int):
+    """The solution notebook with the k-th typical mistake of every question."""
+    nb = copy.deepcopy(solution)
+    wrong, cells = {}, []
+    for i, cell in enumerate(nb.cells):
+        cells.append(cell)
+        nxt = nb.cells[i + 1].source.strip() if i + 1 < len(nb.cells) else ""
+        for qname, spec in auto.items():
+            mistakes = list(spec.get("wrong", {}).items())
+            if nxt == f'grader.check("{qname}")' and k < len(mistakes):
+                label, code = mistakes[k]
+                cells.append(nbformat.v4.new_code_cell(code))
+                wrong[qname] = label
+    nb.cells = cells
+    return nb, wrong
+
+
+@pytest.fixture(scope="module", params=ANNOTATED, ids=lambda p: p.stem)
+def graded(request, tmp_path_factory):
+    """Build one chapter's assignment and grade a folder of submissions."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    path = request.param
+    tmp = tmp_path_factory.mktemp(path.stem)
+    dest = assignments.build_one(path, tmp / "out")
+    name = path.stem
+    qs = assignments.questions(nbformat.read(path, as_version=4))
+    auto = {q["name"]: q["spec"] for q in qs if q["answer_cell"] is not None}
+    subs = tmp / "submissions"
+    subs.mkdir()
+    solution = nbformat.read(dest / "autograder" / f"{name}.ipynb", as_version=4)
+    nbformat.write(solution, subs / "solution.ipynb")
+    student = nbformat.read(dest / "student" / f"{name}.ipynb", as_version=4)
+    nbformat.write(student, subs / "student.ipynb")
+    mistakes = {}
+    rounds = max((len(spec.get("wrong", {})) for spec in auto.values()), default=0)
+    for k in range(rounds):
+        notebook, mistakes[f"mistakes-{k}.ipynb"] = _with_mistakes(solution, auto, k)
+        nbformat.write(notebook, subs / f"mistakes-{k}.ipynb")
+    rows = assignments.grade(
+        dest / "autograder" / "autograder.zip", sorted(subs.glob("*.ipynb"))
+    )
+    assignments.write_table(rows, subs / "scores.csv")
+    table = {r["submission"]: r for r in csv.DictReader((subs / "scores.csv").open())}
+    return {"dest": dest, "qs": qs, "auto": auto, "table": table, "mistakes": mistakes}
+
+
+def test_every_exercise_is_annotated(graded):
+    """An annotated chapter grades each exercise: by checks, or by a rubric."""
+    missing = [q["label"] for q in graded["qs"] if q["spec"] is None]
+    assert not missing, f"exercises without assignment metadata: {missing}"
+    for q in graded["qs"]:
+        spec = q["spec"]
+        if q["answer_cell"] is None:
+            assert spec.get("manual") and spec.get("rubric"), q["label"]
+        else:
+            assert spec.get("hidden") and spec.get("public"), q["label"]
+            assert spec.get("wrong"), f"{q['label']}: no typical wrong answer to test"
+
+
+def test_one_table_for_the_folder(graded):
+    names = set(graded["table"])
+    assert {"solution.ipynb", "student.ipynb"} | set(graded["mistakes"]) == names
+
+
+def test_solution_full_points(graded):
+    row, auto = graded["table"]["solution.ipynb"], graded["auto"]
+    lost = {q: row.get(q) for q in auto if float(row.get(q) or 0) != auto[q]["points"]}
+    assert not lost, f"the solution loses points: {lost}"
+    assert float(row["total"]) == float(row["possible"]) > 0
+
+
+def test_stubs_fail(graded):
+    row = graded["table"]["student.ipynb"]
+    scored = {q: row[q] for q in graded["auto"] if float(row.get(q) or 0)}
+    assert not scored, f"unchanged stubs score points: {scored}"
+
+
+def test_typical_mistakes_fail(graded):
+    for sub, wrong in graded["mistakes"].items():
+        row = graded["table"][sub]
+        passed = {q: label for q, label in wrong.items() if float(row.get(q) or 0)}
+        assert not passed, f"{sub}: typical mistakes that still score: {passed}"
+
+
+def test_students_get_no_hidden_test(graded):
+    for test in (graded["dest"] / "student" / "tests").glob("*.py"):
+        assert "hidden=True" not in test.read_text(), test.name
+
+
+def test_rubrics_reach_the_grader(graded):
+    text = (graded["dest"] / "autograder" / "rubric.md").read_text()
+    for q in graded["qs"]:
+        if q["answer_cell"] is None:
+            assert f"## {q['name']} " in text
+
+
+def test_unannotated_are_skipped(tmp_path):
+    for p in assignments.chapters():
+        if p not in ANNOTATED:
+            assert assignments.build_one(p, tmp_path) is None
