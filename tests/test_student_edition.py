@@ -1,7 +1,10 @@
-"""The student edition: no answers given away, the same numbers, sentences that still read, notebooks
-that students can get. The checks of the built editions (numbering read from both builds, rendered
-references, shipped notebooks) run in `python -m tools.student_edition check`, after both builds of
-`make test`; these tests check the sources, and that each check can fail."""
+"""The student edition: no answers given away, the same numbers, sentences that read,
+notebooks that students can get.
+
+The checks of the built editions (numbering read from both builds, rendered references,
+shipped notebooks) run in `python -m tools.student_edition check`, after both builds of
+`make test`; these tests check the sources, and that each check can fail.
+"""
 
 import re
 
@@ -37,7 +40,8 @@ def book(*cells):
     return nbformat.v4.new_notebook(
         cells=[
             code(
-                "# Set-up for Colab: install the companion package `attnsig` when it is missing.\npass"
+                "# Set-up for Colab: install the companion package `attnsig` when it "
+                "is missing.\npass"
             ),
             *cells,
         ]
@@ -53,13 +57,15 @@ def solved_exercise(label="ex-x", body=()):
     ]
 
 
-# --- Numbering: placeholders keep every numbered object -----------------------------------------------
+# --- Numbering: placeholders keep every numbered object
+# -----------------------------------------------
 
 
 def test_placeholder_numbers_what_the_solution_numbered():
     body = [
         md(
-            "```{prf:theorem} Temperature\n:label: thm-x\n\nTrue.\n```\n```{prf:proof}\nEasy.\n```"
+            "```{prf:theorem} Temperature\n:label: "
+            "thm-x\n\nTrue.\n```\n```{prf:proof}\nEasy.\n```"
         ),
         code("plt.show()", [PNG], {"caption": "Spread", "name": "fig-x"}),
         md("$$\na = b\n$$ (eq-x)\n\n(sec-x)=\nMore."),
@@ -109,8 +115,11 @@ def test_every_solution_is_replaced_by_the_same_numbered_objects(path):
     expected = [se.numbered_objects(nb.cells[a:b]) for a, b, _ in blocks]
     shown = [se.numbered_objects([c]) for c in placeholders.values()]
     assert [o for o in expected if o] == shown
-    # Outside the solutions the notebooks are the same cell for cell: nothing else moves a number.
-    kept = [c for c, inside in zip(nb.cells, se._in_solution(nb)) if not inside]
+    # Outside the solutions the notebooks are the same cell for cell: nothing else moves
+    # a number.
+    kept = [
+        c for c, inside in zip(nb.cells, se._in_solution(nb), strict=True) if not inside
+    ]
     assert [c.source for c in kept] == [
         c.source for c in student.cells if c.source not in placeholders
     ]
@@ -130,11 +139,13 @@ def test_numbering_comparison_fails_on_a_renumbering():
     assert any("fig-b is 7.2 in the full edition and 7.1" in p for p in problems)
 
 
-# --- Sentences: every reference into a removed solution still reads -----------------------------------
+# --- Sentences: every reference into a removed solution still reads
+# -----------------------------------
 
 
 def _student_sources():
-    """(where, text) of every markdown text of the student edition, and the labels it defines."""
+    """(where, text) of every markdown text of the student edition, and the labels
+    it defines."""
     texts, defined = [], set()
     for path in NOTEBOOKS:
         student, _ = se.student_notebook(nbformat.read(path, as_version=4))
@@ -165,7 +176,8 @@ def test_every_reference_into_a_solution_points_at_its_placeholder():
         for _, label in se.references(text)
         if label in hidden
     ]
-    # The book refers into its solutions (e.g. "Redo Theorem 4.1 when ..."): each such reference keeps
+    # The book refers into its solutions (e.g. "Redo Theorem 4.1 when ..."): each such
+    # reference keeps
     # its role, so Sphinx renders "Theorem 4.1" exactly as in the full edition.
     assert into_solutions, "no reference into a solution: this test checks nothing"
     missing = [
@@ -197,13 +209,15 @@ def test_every_reference_into_a_solution_points_at_its_placeholder():
     ],
 )
 def test_a_reference_without_a_target_becomes_a_noun_phrase(sentence, role, noun):
-    # Only for a kind of object without a placeholder; the noun phrase takes the reference's place.
+    # Only for a kind of object without a placeholder; the noun phrase takes the
+    # reference's place.
     assert se.unlink_hidden(
         sentence.format(role), {"thm-x", "fig-x"}
     ) == sentence.format(noun)
 
 
-# --- Give-aways -------------------------------------------------------------------------------------
+# --- Give-aways
+# -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -217,12 +231,15 @@ def test_no_key_result_of_a_solution_is_shown_outside_it(path):
 def _giveaway_book(objective: str, printed: str, figure_outside: bool):
     solution = [
         md(
-            "The gap must be $\\Delta\\ge\\log\\frac{(n-1)(1-\\varepsilon)}{\\varepsilon}$, "
-            "see {numref}`fig-spread`.\n\nThe output jumps between the two values and never sits at "
+            "The gap must be "
+            "$\\Delta\\ge\\log\\frac{(n-1)(1-\\varepsilon)}{\\varepsilon}$, "
+            "see {numref}`fig-spread`.\n\nThe output jumps between the two values "
+            "and never sits at "
             "their average."
         ),
         code(
-            "assert critical == Fraction(17, 12)\nnp.testing.assert_allclose(best, 3.1416, rtol=1e-3)"
+            "assert critical == Fraction(17, 12)\nnp.testing.assert_allclose(best, "
+            "3.1416, rtol=1e-3)"
         ),
     ]
     cells = [md(f"# Chapter\n\n**Learning objectives.** {objective}")]
@@ -248,7 +265,9 @@ def test_giveaway_check_finds_each_kind_of_key_result(tmp_path):
     assert se.giveaways(clean, tmp_path) == []
     nbformat.write(
         _giveaway_book(
-            "Compute the score gap $\\log\\frac{(n-1)(1-\\varepsilon)}{\\varepsilon}$. The output jumps between the "
+            "Compute the score gap "
+            "$\\log\\frac{(n-1)(1-\\varepsilon)}{\\varepsilon}$. The output jumps "
+            "between the "
             "two values and never sits at their average.",
             "best scale 3.1416, critical 17/12\n",
             figure_outside=True,
@@ -277,7 +296,8 @@ def test_what_the_exercise_states_is_no_giveaway():
     assert values == {"0.123"}  # not the tolerance, not a round count, not an argument
 
 
-# --- Student notebooks, pages and configuration -----------------------------------------------------
+# --- Student notebooks, pages and configuration
+# -----------------------------------------------------
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -362,7 +382,8 @@ def test_latex_check_finds_widget_text_and_html(tmp_path):
     ]
 
 
-# --- The instructor's guide -------------------------------------------------------------------------
+# --- The instructor's guide
+# -------------------------------------------------------------------------
 
 
 def test_every_exercise_is_in_the_exercise_map():

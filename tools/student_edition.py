@@ -1,22 +1,33 @@
 """The student edition: the book and its notebooks with every solution removed.
 
-    python -m tools.student_edition build      # _build/student/{html,notebooks,student-notebooks.zip}
-    python -m tools.student_edition check      # solution text, numbering, references (needs both builds)
-    python -m tools.student_edition giveaways  # per chapter: key results shown outside their solution
-    python -m tools.student_edition guide      # regenerate the exercise map of the instructor's guide
-    python -m tools.student_edition pdf        # both editions as PDF (needs TeX), in _build/pdf
+    python -m tools.student_edition build      # _build/student/: html, notebooks, zip
+    python -m tools.student_edition check      # solution text, numbers, references
+    python -m tools.student_edition giveaways  # key results shown outside a solution
+    python -m tools.student_edition guide      # the exercise map of the guide
+    python -m tools.student_edition pdf        # both editions as PDF, in _build/pdf
 
-Run from the repository root. Solutions are gated `{solution-start}` ... `{solution-end}` cell ranges,
-every cell of which carries the tag `solution` (CONTRIBUTING.md). The student edition replaces each
-solution by a placeholder cell that keeps every numbered object of the solution (theorem, figure,
-equation, target) under its label, so that theorems, figures, equations and exercises carry the same
-numbers in both editions, and a reference into a solution ("By Theorem 12.2, ...") reads the same.
-The edition is built from the stored outputs (already checked by nbval). Its sources are the stripped
-notebooks, so the download button hands out student notebooks, and its launch buttons point to the
-`student` branch, which the publishing workflow fills with `_build/student/notebooks/` (the layout of
+`check` needs both editions built; `pdf` needs TeX.
+
+Run from the repository root. Solutions are gated `{solution-start}` ... `{solution-
+end}` cell ranges,
+every cell of which carries the tag `solution` (CONTRIBUTING.md). The student edition
+replaces each
+solution by a placeholder cell that keeps every numbered object of the solution
+(theorem, figure,
+equation, target) under its label, so that theorems, figures, equations and exercises
+carry the same
+numbers in both editions, and a reference into a solution ("By Theorem 12.2, ...") reads
+the same.
+The edition is built from the stored outputs (already checked by nbval). Its sources are
+the stripped
+notebooks, so the download button hands out student notebooks, and its launch buttons
+point to the
+`student` branch, which the publishing workflow fills with `_build/student/notebooks/`
+(the layout of
 the repository: `chapters/<part>/<chapter>.ipynb`).
 
-`sphinx-exercise` 1.2.1 cannot itself hide gated solutions (it crashes on `solution_end_node` and would
+`sphinx-exercise` 1.2.1 cannot itself hide gated solutions (it crashes on
+`solution_end_node` and would
 leave the gated code visible), hence the removal at the notebook level.
 """
 
@@ -75,11 +86,13 @@ def chapter_notebooks(root: Path = ROOT) -> list[Path]:
 
 
 def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
-    """Chapter number of every toc entry: the parts are numbered, and numbering runs on across them."""
+    """Chapter number of every toc entry: the parts are numbered, and numbering runs
+    on across them."""
     return {entry: n for n, entry in enumerate(toc_entries(root), start=1)}
 
 
-# --- Solutions and what they number ---------------------------------------------------------------
+# --- Solutions and what they number
+# ---------------------------------------------------------------
 
 _SOLUTION_LABEL = re.compile(r"```+\{solution-start\}\s*(\S+)")
 
@@ -87,7 +100,7 @@ _SOLUTION_LABEL = re.compile(r"```+\{solution-start\}\s*(\S+)")
 def _in_solution(nb) -> list[bool]:
     return [
         flag or SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
-        for cell, flag in zip(nb.cells, solution_flags(nb))
+        for cell, flag in zip(nb.cells, solution_flags(nb), strict=True)
     ]
 
 
@@ -110,7 +123,7 @@ def solution_blocks(nb) -> list[tuple[int, int, str]]:
 def strip_solutions(nb) -> tuple[object, list]:
     """Return the notebook without its solution cells, and the removed cells."""
     kept, removed = [], []
-    for cell, in_solution in zip(nb.cells, _in_solution(nb)):
+    for cell, in_solution in zip(nb.cells, _in_solution(nb), strict=True):
         (removed if in_solution else kept).append(cell)
     nb.cells = kept
     return nb, removed
@@ -122,13 +135,16 @@ _DIRECTIVE = re.compile(
 _OPTION = re.compile(r":(label|name):\s*(\S+)")
 _EQUATION = re.compile(r"\$\$\s*\(([^)\s]+)\)")
 _TARGET = re.compile(r"^\(([^)\s]+)\)=\s*$", re.M)
-# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without a number).
+# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without
+# a number).
 _NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math")
 
 
 @dataclass(frozen=True)
 class Numbered:
-    """One numbered (or referable) object: its kind (directive name, 'figure', 'equation',
+    """One numbered (or referable) object.
+
+    Its kind is a directive name, 'figure', 'equation' or 'target';
     'target') and its label ('' when it has none)."""
 
     kind: str
@@ -136,7 +152,8 @@ class Numbered:
 
 
 def numbered_objects(cells) -> list[Numbered]:
-    """The objects of the cells that Sphinx numbers or that a reference can point to, in order."""
+    """The objects of the cells that Sphinx numbers or that a reference can point
+    to, in order."""
     found: list[Numbered] = []
     for cell in cells:
         if cell.cell_type == "markdown":
@@ -184,10 +201,12 @@ _PROVED = (
 
 
 def placeholder_source(objects: list[Numbered], exercise: str) -> str:
-    """Markdown that numbers the objects of a removed solution exactly as the solution did.
+    """Markdown that numbers the objects of a removed solution as the solution did.
 
-    A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered picture that says
-    where it is drawn, an equation a numbered line: references into the solution keep their text.
+    A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered
+    picture that says
+    where it is drawn, an equation a numbered line: references into the solution keep
+    their text.
     """
     where = f"the solution of {{ref}}`{exercise}`" if exercise else "the solutions"
     parts = []
@@ -197,12 +216,14 @@ def placeholder_source(objects: list[Numbered], exercise: str) -> str:
             name = obj.kind.split(":", 1)[1]
             title = "proved in the solutions" if name in _PROVED else "in the solutions"
             parts.append(
-                f"```{{{obj.kind}}} {title}\n{label}\nIts statement and proof are part of {where}.\n```"
+                f"```{{{obj.kind}}} {title}\n{label}\nIts statement and proof are "
+                f"part of {where}.\n```"
             )
         elif obj.kind == "figure":
             name = f":name: {obj.label}\n" if obj.label else ""
             parts.append(
-                f"```{{figure}} /{PLACEHOLDER_IMAGE}\n{name}:alt: A blank panel: this figure is drawn "
+                f"```{{figure}} /{PLACEHOLDER_IMAGE}\n{name}:alt: A blank panel: this "
+                "figure is drawn "
                 f"in a solution.\n:width: 320px\n\nDrawn in {where}.\n```"
             )
         elif obj.kind == "equation":
@@ -217,7 +238,8 @@ def placeholder_source(objects: list[Numbered], exercise: str) -> str:
             parts.append(f"({obj.label})=\n\nThis part of the book is in {where}.")
         elif obj.kind == "exercise":
             parts.append(
-                f"```{{exercise}} in the solutions\n{label}\nThis exercise is posed in {where}.\n```"
+                f"```{{exercise}} in the solutions\n{label}\nThis exercise is posed "
+                f"in {where}.\n```"
             )
         else:  # a numbered table
             name = f":name: {obj.label}\n" if obj.label else ""
@@ -226,7 +248,9 @@ def placeholder_source(objects: list[Numbered], exercise: str) -> str:
 
 
 def student_notebook(nb):
-    """The student notebook: solutions replaced by placeholders that keep their numbered objects.
+    """The student notebook: solutions replaced by placeholders.
+
+    A placeholder keeps the numbered objects of its solution.
 
     Returns the notebook (modified in place) and, per exercise label, the removed cells.
     """
@@ -271,10 +295,12 @@ def references(text: str) -> list[tuple[str, str]]:
 
 
 def unlink_hidden(text: str, hidden: set[str]) -> str:
-    """Replace references to labels that no longer exist by their own text, or by a noun phrase.
+    """Replace references to labels that no longer exist by their text or a noun phrase.
 
-    The build keeps every label of a solution through a placeholder, so this only matters for a kind
-    of object that `placeholder_source` does not know; the replacement still reads as a noun.
+    The build keeps every label of a solution through a placeholder, so this only
+    matters for a kind
+    of object that `placeholder_source` does not know; the replacement still reads as a
+    noun.
     """
 
     def replace(m: re.Match) -> str:
@@ -289,7 +315,8 @@ def unlink_hidden(text: str, hidden: set[str]) -> str:
     return _ROLE.sub(replace, text)
 
 
-# --- The build --------------------------------------------------------------------------------------
+# --- The build
+# --------------------------------------------------------------------------------------
 
 
 def student_config(config: dict) -> dict:
@@ -297,7 +324,8 @@ def student_config(config: dict) -> dict:
     config["title"] = config.get("title", "") + " (student edition)"
     # nbval has checked that the stored outputs are what the code computes; render them.
     config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
-    # Launch buttons open the student notebooks, which the publishing workflow writes to this branch.
+    # Launch buttons open the student notebooks, which the publishing workflow writes to
+    # this branch.
     config["repository"] = dict(
         config.get("repository", {}), branch=STUDENT_BRANCH, path_to_book=""
     )
@@ -347,13 +375,15 @@ def placeholder_image(path: Path) -> None:
 
 
 def write_archive(notebooks: Path, archive: Path) -> None:
-    """One zip of every student notebook, in the repository's layout, with the requirements."""
+    """One zip of every student notebook, in the repository's layout, with the
+    requirements."""
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(notebooks.rglob("*.ipynb")):
             zf.write(
                 path, Path("attnsig-student-notebooks") / path.relative_to(notebooks)
             )
-        # Outside the repository `-e .` has nothing to install: the set-up cell of every notebook
+        # Outside the repository `-e .` has nothing to install: the set-up cell of every
+        # notebook
         # installs `attnsig` when it is missing.
         requirements = [
             ln
@@ -366,7 +396,8 @@ def write_archive(notebooks: Path, archive: Path) -> None:
 
 
 def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
-    """Write the student edition's sources (and, given a folder, the student notebooks)."""
+    """Write the student edition's sources (and, given a folder, the student
+    notebooks)."""
     if source.exists():
         shutil.rmtree(source)
     source.mkdir(parents=True)
@@ -426,18 +457,21 @@ def build() -> int:
         return result.returncode
     shutil.move(str(SOURCE / "_build" / "html"), str(HTML))
     print(
-        f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS} (and {OUT / ARCHIVE})"
+        f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS} (and "
+        f"{OUT / ARCHIVE})"
     )
     return 0
 
 
-# --- Give-aways: key results of a solution shown outside it ----------------------------------------
+# --- Give-aways: key results of a solution shown outside it
+# ----------------------------------------
 
 _MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[^}]*\}|[*_#>|\[\]()]")
 
 
 def fingerprints(cells) -> set[str]:
-    """Distinctive runs of text of solution cells, as a reader would see them rendered."""
+    """Distinctive runs of text of solution cells, as a reader would see them
+    rendered."""
     found: set[str] = set()
     for cell in cells:
         if cell.cell_type == "code":
@@ -461,7 +495,8 @@ _MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", re.S)
 
 
 def formulas(text: str, min_length: int = 24) -> set[str]:
-    """Math of a text, without spaces, long enough to be a result rather than a symbol."""
+    """Math of a text, without spaces, long enough to be a result rather than a
+    symbol."""
     found = set()
     for m in _MATH.finditer(text):
         formula = re.sub(r"\s+|\\[,;!]|\\quad", "", m.group(1) or m.group(2))
@@ -473,7 +508,8 @@ def formulas(text: str, min_length: int = 24) -> set[str]:
 
 
 def _number_text(value) -> str | None:
-    """How a distinctive asserted number would be printed, or None for a commonplace one."""
+    """How a distinctive asserted number would be printed, or None for a commonplace
+    one."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if isinstance(value, float):
@@ -485,7 +521,8 @@ def _number_text(value) -> str | None:
 
 
 def _literal(node) -> str | None:
-    """The text of a distinctive number written as a literal (3.1416, -0.25, Fraction(7, 12))."""
+    """The text of a distinctive number written as a literal (3.1416, -0.25,
+    Fraction(7, 12))."""
     if (
         isinstance(node, ast.UnaryOp)
         and isinstance(node.op, ast.USub)
@@ -509,9 +546,12 @@ def _literal(node) -> str | None:
 
 
 def asserted_values(cells) -> set[str]:
-    """Distinctive numbers that the solution's asserts compare a result with (not tolerances, not inputs).
+    """Distinctive numbers that a solution's asserts compare a result with.
 
-    The operands of a comparison in an `assert`, and the expected value (second argument) of an
+    Not tolerances, not inputs.
+
+    The operands of a comparison in an `assert`, and the expected value (second
+    argument) of an
     `assert_*` call, when they are literals or lists of literals.
     """
     found: set[str] = set()
@@ -630,11 +670,14 @@ def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
 
 
 def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
-    """Key results of each exercise's solution that the student edition shows outside it.
+    """Key results of each exercise's solution that the student edition shows elsewhere.
 
-    Key results: the solution's sentences and formulas, the distinctive numbers its asserts compare
-    with, and the figures it points to (a solution that answers "see Figure 6.1" means that the figure
-    answers the exercise). A result that the exercise's own statement gives is not a give-away.
+    Key results: the solution's sentences and formulas, the distinctive numbers its
+    asserts compare
+    with, and the figures it points to (a solution that answers "see Figure 6.1" means
+    that the figure
+    answers the exercise). A result that the exercise's own statement gives is not a
+    give-away.
     """
     nb = nbformat.read(path, as_version=4)
     numbers = exercise_numbers(path, root)
@@ -645,7 +688,8 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
         if not is_setup_cell(c) and PLACEHOLDER_TAG not in c.metadata.get("tags", [])
     ]
     statements = exercise_statements(cells)
-    # What any exercise of the chapter states is given to the student: its formulas are no give-away.
+    # What any exercise of the chapter states is given to the student: its formulas are
+    # no give-away.
     stated_math = {f for text in statements.values() for f in formulas(text, 0)}
     shown = [(i, cell_text(c)) for i, c in enumerate(cells)]
     public_figures = {
@@ -695,7 +739,8 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
                             chapter, number, "sentence of the solution", run, where
                         )
                     )
-            # A formula shown outside that is (part of) a formula of the solution states its result.
+            # A formula shown outside that is (part of) a formula of the solution states
+            # its result.
             for formula in sorted(formulas(text, 22) - given_math):
                 if any(formula in result for result in maths):
                     found.append(
@@ -721,7 +766,7 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
         # A figure that the exercise points to is part of its question.
         for label in sorted(
             figure_references(block)
-            & public_figures - {l for _, l in references(given)}
+            & public_figures - {label for _, label in references(given)}
         ):
             index = next(
                 i
@@ -745,16 +790,25 @@ def giveaway_report(path: Path, found: list[GiveAway]) -> str:
     lines = [
         f"# Give-aways in `{path.relative_to(ROOT)}`",
         "",
-        "Written by `python -m tools.student_edition giveaways` (student-edition check). Each row is a key "
-        "result of an exercise's solution (a sentence, a formula of at least 22 characters or a part of one, a "
-        "distinctive number an assert of the solution compares with, or a figure the solution points to) "
-        "that the student edition shows outside the solution. Move it into the solution, or phrase the "
-        "outside text so it does not answer the exercise. What an exercise's statement gives (its formulas, "
-        "a figure it refers to with {numref}) is not a give-away. Cell indices count the student notebook "
-        "without the set-up cell. `tests/test_student_edition.py` fails while a row is left.",
+        "Written by `python -m tools.student_edition giveaways` (student-edition "
+        "check). Each row is a key "
+        "result of an exercise's solution (a sentence, a formula of at least 22 "
+        "characters or a part of one, a "
+        "distinctive number an assert of the solution compares with, or a figure the "
+        "solution points to) "
+        "that the student edition shows outside the solution. Move it into the "
+        "solution, or phrase the "
+        "outside text so it does not answer the exercise. What an exercise's "
+        "statement gives (its formulas, "
+        "a figure it refers to with {numref}) is not a give-away. Cell indices count "
+        "the student notebook "
+        "without the set-up cell. `tests/test_student_edition.py` fails while a row "
+        "is left.",
         "",
-        "The check matches text, not meaning: a paraphrase of a solution's result (a caption or an "
-        "explorer's prose that says what the exercise asks to predict) passes it. Read the text around "
+        "The check matches text, not meaning: a paraphrase of a solution's result (a "
+        "caption or an "
+        "explorer's prose that says what the exercise asks to predict) passes it. "
+        "Read the text around "
         "each exercise for those too.",
         "",
     ]
@@ -780,14 +834,16 @@ def giveaways_command(out: Path | None = None) -> int:
     return 1 if total else 0
 
 
-# --- The instructor's guide: the exercise map -------------------------------------------------------
+# --- The instructor's guide: the exercise map
+# -------------------------------------------------------
 
-MAP_START = "<!-- exercise map: generated by `python -m tools.student_edition guide`, do not edit -->"
+MAP_START = "<!-- exercise map: made by `python -m tools.student_edition guide` -->"
 MAP_END = "<!-- end of the exercise map -->"
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
-    """Every exercise of the book in order: number, label, title, chapter, whether the book solves it."""
+    """Every exercise of the book in order: number, label, title, chapter, whether
+    the book solves it."""
     found = []
     for path in chapter_notebooks(root):
         nb = nbformat.read(path, as_version=4)
@@ -831,17 +887,21 @@ def exercise_map(root: Path = ROOT) -> str:
         lines += [
             f"### {sheet}",
             "",
-            f"{len(rows)} exercises, about {round(minutes / 60 * 2) / 2:g} hours in all.",
+            f"{len(rows)} exercises, about {round(minutes / 60 * 2) / 2:g} hours in "
+            "all.",
             "",
-            "| sheet question | book exercise | title | chapter | time | needs | worked solution |",
+            "| sheet question | book exercise | title | chapter | time | needs | "
+            "worked solution |",
             "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         for e in rows:
             info = data["exercises"][e["label"]]
             title = e["title"].replace("|", "\\|")
             lines.append(
-                f"| {info['question']} | {{ref}}`{e['label']}` | {title} | {{doc}}`{e['doc']}` | "
-                f"{info['minutes']} min | {info['needs']} | {'yes' if e['solved'] else 'no'} |"
+                f"| {info['question']} | {{ref}}`{e['label']}` | {title} | "
+                f"{{doc}}`{e['doc']}` | "
+                f"{info['minutes']} min | {info['needs']} | "
+                f"{'yes' if e['solved'] else 'no'} |"
             )
         lines.append("")
     return "\n".join(lines)
@@ -859,7 +919,8 @@ def guide() -> int:
     return 0
 
 
-# --- Check of the built editions --------------------------------------------------------------------
+# --- Check of the built editions
+# --------------------------------------------------------------------
 
 
 def visible_text(path: Path) -> str:
@@ -874,7 +935,8 @@ def visible_text(path: Path) -> str:
 
 
 def numbering(doctrees: Path) -> dict[str, str]:
-    """'figure:fig-x' -> '7.6' for every numbered object, and 'chapter:<doc>' -> '7' for documents."""
+    """'figure:fig-x' -> '7.6' for every numbered object, and 'chapter:<doc>' -> '7'
+    for documents."""
     with open(doctrees / "environment.pickle", "rb") as f:
         env = pickle.load(f)
     found = {}
@@ -891,20 +953,24 @@ def numbering(doctrees: Path) -> dict[str, str]:
 
 
 def compare_numbering(full: dict[str, str], student: dict[str, str]) -> list[str]:
-    """Every numbered object of the full edition has the same number in the student edition."""
+    """Every numbered object of the full edition has the same number in the student
+    edition."""
     problems = []
     for key, number in sorted(full.items()):
         if key not in student:
             problems.append(
-                f"{key} is {number} in the full edition and missing from the student edition"
+                f"{key} is {number} in the full edition and missing from the student "
+                "edition"
             )
         elif student[key] != number:
             problems.append(
-                f"{key} is {number} in the full edition and {student[key]} in the student edition"
+                f"{key} is {number} in the full edition and {student[key]} in the "
+                "student edition"
             )
     for key in sorted(set(student) - set(full)):
         problems.append(
-            f"{key} is {student[key]} in the student edition and not numbered in the full edition"
+            f"{key} is {student[key]} in the student edition and not numbered in the "
+            "full edition"
         )
     return problems
 
@@ -930,7 +996,8 @@ def check() -> int:
     problems: list[str] = []
     if not HTML.exists():
         print(
-            f"no student edition at {HTML}; run `python -m tools.student_edition build` first"
+            f"no student edition at {HTML}; run `python -m tools.student_edition "
+            "build` first"
         )
         return 1
     solution_runs: set[str] = set()
@@ -941,8 +1008,10 @@ def check() -> int:
         solution_runs |= fingerprints(removed)
         public_runs |= fingerprints(nb.cells)
         hidden |= labels_defined(removed)
-    # A sentence that also stands outside a solution is for the give-away check (it says which
-    # exercise it answers); this check is about solution text that leaks through the build.
+    # A sentence that also stands outside a solution is for the give-away check (it says
+    # which
+    # exercise it answers); this check is about solution text that leaks through the
+    # build.
     solution_runs -= public_runs
     elsewhere = " ".join(
         " ".join(p.read_text().split())
@@ -968,7 +1037,8 @@ def check() -> int:
             problems.append(
                 f"{page.relative_to(HTML)}: a reference replaced by a parenthesis"
             )
-    # The sources it ships (download button) and the notebooks it hands out hold no solution.
+    # The sources it ships (download button) and the notebooks it hands out hold no
+    # solution.
     shipped = [*HTML.rglob("*.ipynb"), *NOTEBOOKS.rglob("*.ipynb")]
     if not list(NOTEBOOKS.rglob("*.ipynb")):
         problems.append(f"no student notebooks in {NOTEBOOKS}")
@@ -1013,10 +1083,12 @@ def check() -> int:
                 problems.append(
                     f"{page.relative_to(HTML)}: a launch button opens the full notebook"
                 )
-    # The same numbers in both editions, and references into solutions that read the same.
+    # The same numbers in both editions, and references into solutions that read the
+    # same.
     if not (FULL_DOCTREES / "environment.pickle").exists():
         problems.append(
-            f"no full edition at {FULL_DOCTREES}: build it (`make book`) before this check"
+            f"no full edition at {FULL_DOCTREES}: build it (`make book`) before this "
+            "check"
         )
     else:
         full, student = numbering(FULL_DOCTREES), numbering(STUDENT_DOCTREES)
@@ -1029,34 +1101,42 @@ def check() -> int:
                     f"{sorted(in_full.get(label, set()))} in the full edition"
                 )
         print(
-            f"{len(full)} numbered objects compared, {sum(map(len, in_student.values()))} references "
+            f"{len(full)} numbered objects compared, "
+            f"{sum(map(len, in_student.values()))} references "
             "into solutions compared"
         )
-    # The check must be able to fail: the full edition, when built, shows the same solution text.
+    # The check must be able to fail: the full edition, when built, shows the same
+    # solution text.
     if FULL_HTML.exists() and solution_runs:
         full_text = " ".join(visible_text(p) for p in FULL_HTML.rglob("*.html"))
         seen = sum(run in full_text for run in solution_runs)
         if seen < len(solution_runs) // 2:
             problems.append(
-                f"only {seen} of {len(solution_runs)} solution fingerprints appear in the full "
-                "edition: the fingerprints no longer match rendered text, so this check is blind"
+                f"only {seen} of {len(solution_runs)} solution fingerprints appear in "
+                "the full "
+                "edition: the fingerprints no longer match rendered text, so this "
+                "check is blind"
             )
         print(
-            f"{seen} of {len(solution_runs)} solution fingerprints found in the full edition, "
+            f"{seen} of {len(solution_runs)} solution fingerprints found in the full "
+            "edition, "
             f"0 allowed in the student edition"
         )
     for p in problems:
         print(p)
     print(
-        f"student edition check: {len(pages)} pages, {len(solution_runs)} solution fingerprints, "
+        f"student edition check: {len(pages)} pages, {len(solution_runs)} solution "
+        "fingerprints, "
         f"{len(problems)} problem(s)"
     )
     return 1 if problems else 0
 
 
-# --- PDF of both editions -----------------------------------------------------------------------------
+# --- PDF of both editions
+# -----------------------------------------------------------------------------
 
-# What must not reach the LaTeX: a widget's text fallback, raw HTML, the explorers' script.
+# What must not reach the LaTeX: a widget's text fallback, raw HTML, the explorers'
+# script.
 _NOT_IN_LATEX = (
     "interactive(children",
     "widget-view",
@@ -1069,8 +1149,11 @@ _NOT_IN_LATEX = (
 
 
 def _static_outputs(source: Path) -> None:
-    """Notebooks for the PDF: a live widget has no picture to print, so its output goes; an explorer
-    with a static figure (text/html with an image/png fallback) prints as that figure."""
+    """Notebooks for the PDF.
+
+    A live widget has no picture to print, so its output goes; an explorer with a static
+    figure (text/html with an image/png fallback) prints as that figure.
+    """
     for path in chapter_notebooks(source):
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
@@ -1111,7 +1194,8 @@ def pdf() -> int:
     """Both editions as PDF with Jupyter Book's LaTeX builder, into _build/pdf."""
     if not shutil.which("xelatex") or not shutil.which("latexmk"):
         print(
-            "TeX is missing: `make pdf` installs texlive-xetex, texlive-latex-extra and latexmk"
+            "TeX is missing: `make pdf` installs texlive-xetex, texlive-latex-extra "
+            "and latexmk"
         )
         return 1
     PDF.mkdir(parents=True, exist_ok=True)
@@ -1127,7 +1211,8 @@ def pdf() -> int:
         ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
     )
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    # nbval has checked the stored outputs; the PDF prints them rather than executing again.
+    # nbval has checked the stored outputs; the PDF prints them rather than executing
+    # again.
     config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
     (full / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     student = PDF / "student-source"
