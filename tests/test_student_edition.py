@@ -7,13 +7,20 @@ shipped notebooks) run in `python -m tools.student_edition check`, after both bu
 """
 
 import re
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
 
-from tools import student_edition as se
-from tools.nbtools import is_setup_cell
+# `tools` is a package of the repository root, as `python -m tools.X` runs it;
+# `python -m pytest` puts the root on the path, a bare `pytest` does not.
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools import student_edition as se  # noqa: E402
+from tools.nbtools import is_setup_cell  # noqa: E402
 
 ROOT = se.ROOT
 NOTEBOOKS = se.chapter_notebooks()
