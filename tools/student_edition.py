@@ -947,7 +947,9 @@ def numbering(doctrees: Path) -> dict[str, str]:
         for kind, ids in kinds.items():
             for id_, number in ids.items():
                 found[f"{kind}:{doc}#{id_}"] = ".".join(map(str, number))
-    for label, (doc, number) in env.get_domain("math").data["objects"].items():
+    for label, (doc, number) in (
+        env.domaindata.get("math", {}).get("objects", {}).items()
+    ):
         found[f"equation:{doc}#{label}"] = f"{found.get(f'chapter:{doc}', '')}.{number}"
     return found
 
@@ -1029,7 +1031,8 @@ def check() -> int:
         if 'class="solution' in raw:
             problems.append(f"{page.relative_to(HTML)}: holds a solution element")
         for run in solution_runs:
-            if run in text:
+            # A run inside a longer name ("other_rng = ...") is another line.
+            if run in text and re.search(rf"(?<![\w.]){re.escape(run)}", text):
                 problems.append(
                     f"{page.relative_to(HTML)}: shows solution text {run[:60]!r}"
                 )
