@@ -37,7 +37,7 @@ student-check: $(STAMP)
 	$(BIN)/python -m tools.student_edition check
 
 # Both editions as PDF (slow; not part of `make test`). TeX comes from Debian packages.
-TEX_PACKAGES := texlive-latex-extra texlive-xetex texlive-fonts-recommended latexmk lmodern fonts-freefont-otf poppler-utils
+TEX_PACKAGES := texlive-latex-extra texlive-xetex texlive-fonts-recommended latexmk lmodern fonts-freefont-otf fonts-dejavu-core poppler-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 pdf: $(STAMP)
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
