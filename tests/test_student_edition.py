@@ -244,6 +244,7 @@ def _giveaway_book(objective: str, printed: str, figure_outside: bool):
             "and never sits at "
             "their average."
         ),
+        md(":::{admonition} About the original solution\nThe sheet errs.\n:::"),
         code(
             "assert critical == Fraction(17, 12)\nnp.testing.assert_allclose(best, "
             "3.1416, rtol=1e-3)"
@@ -275,7 +276,8 @@ def test_giveaway_check_finds_each_kind_of_key_result(tmp_path):
             "Compute the score gap "
             "$\\log\\frac{(n-1)(1-\\varepsilon)}{\\varepsilon}$. The output jumps "
             "between the "
-            "two values and never sits at their average.",
+            "two values and never sits at their average. The notes About the original "
+            "solution say where the sheet goes wrong.",
             "best scale 3.1416, critical 17/12\n",
             figure_outside=True,
         ),
@@ -293,7 +295,13 @@ def test_giveaway_check_finds_each_kind_of_key_result(tmp_path):
     assert ("asserted value of the solution", "3.1416") in kinds
     assert ("asserted value of the solution", "17/12") in kinds
     assert ("figure the solution relies on", "fig-spread") in kinds
-    assert all(g.exercise == "1.1 (ex-gap)" for g in se.giveaways(clean, tmp_path))
+    assert (
+        "pointer to a box that only solutions hold",
+        "About the original solution",
+    ) in kinds
+    assert all(
+        g.exercise.startswith("1.1 (ex-gap)") for g in se.giveaways(clean, tmp_path)
+    )
 
 
 def test_what_the_exercise_states_is_no_giveaway():

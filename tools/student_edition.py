@@ -8,27 +8,21 @@
 
 `check` needs both editions built; `pdf` needs TeX.
 
-Run from the repository root. Solutions are gated `{solution-start}` ... `{solution-
-end}` cell ranges,
-every cell of which carries the tag `solution` (CONTRIBUTING.md). The student edition
-replaces each
-solution by a placeholder cell that keeps every numbered object of the solution
-(theorem, figure,
-equation, target) under its label, so that theorems, figures, equations and exercises
-carry the same
-numbers in both editions, and a reference into a solution ("By Theorem 12.2, ...") reads
-the same.
-The edition is built from the stored outputs (already checked by nbval). Its sources are
-the stripped
-notebooks, so the download button hands out student notebooks, and its launch buttons
-point to the
-`student` branch, which the publishing workflow fills with `_build/student/notebooks/`
-(the layout of
-the repository: `chapters/<part>/<chapter>.ipynb`).
+Run from the repository root. Solutions are gated `{solution-start}` ...
+`{solution-end}` cell ranges, every cell of which carries the tag `solution`
+(CONTRIBUTING.md). The student edition replaces each solution by a placeholder cell
+that keeps every numbered object of the solution (theorem, figure, equation, target)
+under its label, so that theorems, figures, equations and exercises carry the same
+numbers in both editions, and a reference into a solution ("By Theorem 12.2, ...")
+reads the same. The edition is built from the stored outputs (already checked by
+nbval). Its sources are the stripped notebooks, so the download button hands out
+student notebooks, and its launch buttons point to the `student` branch, which the
+publishing workflow fills with `_build/student/notebooks/` (the layout of the
+repository: `chapters/<part>/<chapter>.ipynb`).
 
 `sphinx-exercise` 1.2.1 cannot itself hide gated solutions (it crashes on
-`solution_end_node` and would
-leave the gated code visible), hence the removal at the notebook level.
+`solution_end_node` and would leave the gated code visible), hence the removal at the
+notebook level.
 """
 
 from __future__ import annotations
@@ -86,8 +80,9 @@ def chapter_notebooks(root: Path = ROOT) -> list[Path]:
 
 
 def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
-    """Chapter number of every toc entry: the parts are numbered, and numbering runs
-    on across them."""
+    """Chapter number of every toc entry: the parts are numbered, and numbering runs on
+    across them.
+    """
     return {entry: n for n, entry in enumerate(toc_entries(root), start=1)}
 
 
@@ -144,16 +139,18 @@ _NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math
 class Numbered:
     """One numbered (or referable) object.
 
-    Its kind is a directive name, 'figure', 'equation' or 'target';
-    'target') and its label ('' when it has none)."""
+    Its kind is a directive name, 'figure', 'equation' or 'target'; its label is ''
+    when it has none.
+    """
 
     kind: str
     label: str
 
 
 def numbered_objects(cells) -> list[Numbered]:
-    """The objects of the cells that Sphinx numbers or that a reference can point
-    to, in order."""
+    """The objects of the cells that Sphinx numbers or that a reference can point to, in
+    order.
+    """
     found: list[Numbered] = []
     for cell in cells:
         if cell.cell_type == "markdown":
@@ -204,9 +201,8 @@ def placeholder_source(objects: list[Numbered], exercise: str) -> str:
     """Markdown that numbers the objects of a removed solution as the solution did.
 
     A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered
-    picture that says
-    where it is drawn, an equation a numbered line: references into the solution keep
-    their text.
+    picture that says where it is drawn, an equation a numbered line: references into
+    the solution keep their text.
     """
     where = f"the solution of {{ref}}`{exercise}`" if exercise else "the solutions"
     parts = []
@@ -298,9 +294,8 @@ def unlink_hidden(text: str, hidden: set[str]) -> str:
     """Replace references to labels that no longer exist by their text or a noun phrase.
 
     The build keeps every label of a solution through a placeholder, so this only
-    matters for a kind
-    of object that `placeholder_source` does not know; the replacement still reads as a
-    noun.
+    matters for a kind of object that `placeholder_source` does not know; the
+    replacement still reads as a noun.
     """
 
     def replace(m: re.Match) -> str:
@@ -376,7 +371,8 @@ def placeholder_image(path: Path) -> None:
 
 def write_archive(notebooks: Path, archive: Path) -> None:
     """One zip of every student notebook, in the repository's layout, with the
-    requirements."""
+    requirements.
+    """
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(notebooks.rglob("*.ipynb")):
             zf.write(
@@ -396,8 +392,7 @@ def write_archive(notebooks: Path, archive: Path) -> None:
 
 
 def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
-    """Write the student edition's sources (and, given a folder, the student
-    notebooks)."""
+    """Write the student edition's sources, and the student notebooks to a folder."""
     if source.exists():
         shutil.rmtree(source)
     source.mkdir(parents=True)
@@ -470,8 +465,7 @@ _MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[^}]*\}|[*_#>|\[\]()]")
 
 
 def fingerprints(cells) -> set[str]:
-    """Distinctive runs of text of solution cells, as a reader would see them
-    rendered."""
+    """Distinctive runs of text of solution cells, as a reader sees them rendered."""
     found: set[str] = set()
     for cell in cells:
         if cell.cell_type == "code":
@@ -495,8 +489,7 @@ _MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", re.S)
 
 
 def formulas(text: str, min_length: int = 24) -> set[str]:
-    """Math of a text, without spaces, long enough to be a result rather than a
-    symbol."""
+    """Math of a text without spaces, long enough to be a result, not a symbol."""
     found = set()
     for m in _MATH.finditer(text):
         formula = re.sub(r"\s+|\\[,;!]|\\quad", "", m.group(1) or m.group(2))
@@ -509,7 +502,8 @@ def formulas(text: str, min_length: int = 24) -> set[str]:
 
 def _number_text(value) -> str | None:
     """How a distinctive asserted number would be printed, or None for a commonplace
-    one."""
+    one.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if isinstance(value, float):
@@ -521,8 +515,9 @@ def _number_text(value) -> str | None:
 
 
 def _literal(node) -> str | None:
-    """The text of a distinctive number written as a literal (3.1416, -0.25,
-    Fraction(7, 12))."""
+    """The text of a distinctive number written as a literal (3.1416, -0.25, Fraction(7,
+    12)).
+    """
     if (
         isinstance(node, ast.UnaryOp)
         and isinstance(node.op, ast.USub)
@@ -551,8 +546,7 @@ def asserted_values(cells) -> set[str]:
     Not tolerances, not inputs.
 
     The operands of a comparison in an `assert`, and the expected value (second
-    argument) of an
-    `assert_*` call, when they are literals or lists of literals.
+    argument) of an `assert_*` call, when they are literals or lists of literals.
     """
     found: set[str] = set()
     for cell in cells:
@@ -669,15 +663,16 @@ def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
     return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}
 
 
+_ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
+
+
 def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     """Key results of each exercise's solution that the student edition shows elsewhere.
 
     Key results: the solution's sentences and formulas, the distinctive numbers its
-    asserts compare
-    with, and the figures it points to (a solution that answers "see Figure 6.1" means
-    that the figure
-    answers the exercise). A result that the exercise's own statement gives is not a
-    give-away.
+    asserts compare with, and the figures it points to (a solution that answers "see
+    Figure 6.1" means that the figure answers the exercise). A result that the
+    exercise's own statement gives is not a give-away.
     """
     nb = nbformat.read(path, as_version=4)
     numbers = exercise_numbers(path, root)
@@ -783,7 +778,28 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
                     f"cell {index} under \u201c{_heading_before(cells, index)}\u201d",
                 )
             )
-    return found
+    # Boxes that only solutions hold ("About the original solution") are gone from the
+    # student edition: text outside the solutions must not send the reader to them.
+    titles = {t for c in cells for t in _ADMONITION.findall(c.source)}
+    only_in_solutions: dict[str, str] = {}
+    for exercise, block in removed.items():
+        for cell in block:
+            for title in set(_ADMONITION.findall(cell.source)) - titles:
+                only_in_solutions.setdefault(title, exercise)
+    for title, exercise in only_in_solutions.items():
+        for i, cell in enumerate(cells):
+            if cell.cell_type == "markdown" and title.lower() in cell.source.lower():
+                where = f"cell {i} under \u201c{_heading_before(cells, i)}\u201d"
+                found.append(
+                    GiveAway(
+                        chapter,
+                        f"{numbers.get(exercise, '?')} ({exercise}) and others",
+                        "pointer to a box that only solutions hold",
+                        title,
+                        where,
+                    )
+                )
+    return sorted(set(found), key=found.index)
 
 
 def giveaway_report(path: Path, found: list[GiveAway]) -> str:
@@ -842,8 +858,9 @@ MAP_END = "<!-- end of the exercise map -->"
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
-    """Every exercise of the book in order: number, label, title, chapter, whether
-    the book solves it."""
+    """Every exercise of the book in order: number, label, title, chapter, whether the
+    book solves it.
+    """
     found = []
     for path in chapter_notebooks(root):
         nb = nbformat.read(path, as_version=4)
@@ -935,8 +952,9 @@ def visible_text(path: Path) -> str:
 
 
 def numbering(doctrees: Path) -> dict[str, str]:
-    """'figure:fig-x' -> '7.6' for every numbered object, and 'chapter:<doc>' -> '7'
-    for documents."""
+    """'figure:fig-x' -> '7.6' for every numbered object, and 'chapter:<doc>' -> '7' for
+    documents.
+    """
     with open(doctrees / "environment.pickle", "rb") as f:
         env = pickle.load(f)
     found = {}
@@ -956,7 +974,8 @@ def numbering(doctrees: Path) -> dict[str, str]:
 
 def compare_numbering(full: dict[str, str], student: dict[str, str]) -> list[str]:
     """Every numbered object of the full edition has the same number in the student
-    edition."""
+    edition.
+    """
     problems = []
     for key, number in sorted(full.items()):
         if key not in student:
