@@ -451,3 +451,16 @@ def test_student_branch_tree(tmp_path, monkeypatch):
     } <= set(written)
     assert (tmp_path / "branch" / "chapters" / "part" / "ch.ipynb").exists()
     assert not list((tmp_path / "branch").rglob("__pycache__"))
+
+
+def test_rendered_references_are_read_from_the_html(tmp_path):
+    page = tmp_path / "ch.html"
+    page.write_text(
+        'By <a class="reference internal" href="#thm-x"><span class="std">Theorem'
+        ' 4.1</span></a>, and <a class="reference internal" href="other.html#fig-x">'
+        "Fig. 7.6</a>."
+    )
+    assert se.link_texts(tmp_path, {"thm-x", "fig-x"}) == {
+        "thm-x": {"Theorem 4.1"},
+        "fig-x": {"Fig. 7.6"},
+    }
