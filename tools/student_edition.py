@@ -509,12 +509,21 @@ def fingerprints(cells) -> set[str]:
     for cell in cells:
         if cell.cell_type == "code":
             runs = [ln.strip() for ln in cell.source.splitlines()]
-            runs = [r for r in runs if len(r) >= 30 and not r.startswith("#")]
+            # Not comments, nor the first line of a call ("assert_equal(") that any
+            # cell could start with.
+            runs = [
+                r
+                for r in runs
+                if len(r) >= 30 and not r.startswith("#") and r[-1] not in "([{,"
+            ]
         else:
             if "{solution-start}" in cell.source or "{solution-end}" in cell.source:
                 continue
-            text = _MARKUP.sub("\n", cell.source)
-            runs = [" ".join(r.split()) for r in re.split(r"[\n.:;]", text)]
+            # Runs end at markup, at paragraphs and at punctuation, not where the source
+            # happens to wrap its lines: the same sentence wraps differently elsewhere.
+            text = _MARKUP.sub("\x00", cell.source)
+            text = re.sub(r"(?<!\n)\n(?!\n)", " ", text)
+            runs = [" ".join(r.split()) for r in re.split(r"[\x00\n.:;]", text)]
             runs = [r for r in runs if len(r) >= 40]
         found.update(runs)
     return found
