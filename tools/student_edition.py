@@ -963,7 +963,10 @@ def exercise_map(root: Path = ROOT) -> str:
             info = data["exercises"][e["label"]]
             title = e["title"].replace("|", "\\|")
             lines.append(
-                f"| {info['question']} | {{ref}}`{e['label']}` | {title} | "
+                # The number is written out: in the PDF, references to sphinx-exercise
+                # labels of other documents do not resolve ("Exercise ??").
+                f"| {info['question']} | "
+                f"{{ref}}`Exercise {e['number']} <{e['label']}>` | {title} | "
                 f"{{doc}}`{e['doc']}` | "
                 f"{info['minutes']} min | {info['needs']} | "
                 f"{'yes' if e['solved'] else 'no'} |"
@@ -1163,6 +1166,14 @@ def check() -> int:
     else:
         full, student = numbering(FULL_DOCTREES), numbering(STUDENT_DOCTREES)
         problems += compare_numbering(full, student)
+        # The exercise map writes its numbers out: they must be the book's numbers.
+        for e in exercises():
+            key = f"exercise:{e['doc'].lstrip('/')}#{e['label']}"
+            if full.get(key, e["number"]) != e["number"]:
+                problems.append(
+                    f"the exercise map calls {e['label']} Exercise {e['number']}, "
+                    f"the book numbers it {full[key]}"
+                )
         in_full, in_student = link_texts(FULL_HTML, hidden), link_texts(HTML, hidden)
         for label, texts in sorted(in_student.items()):
             for text in sorted(texts - in_full.get(label, set())):
