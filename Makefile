@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks student setup-cells browser venv lock clean assignments
+.PHONY: book test unit doctest lint notebooks student student-check pdf setup-cells browser venv lock clean assignments
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -31,8 +31,8 @@ test: $(TEST_STAMP)
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
 	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
 	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
-	$(BIN)/python tools/student_edition.py build
-	$(BIN)/python tools/student_edition.py check
+	$(BIN)/python -m tools.student_edition build
+	$(BIN)/python -m tools.student_edition check
 	$(MAKE) --no-print-directory browser
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 3
 
@@ -67,7 +67,19 @@ notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)
 
 student: $(STAMP)
-	$(BIN)/python tools/student_edition.py build
+	$(BIN)/python -m tools.student_edition build
+
+# Needs both editions built (`make book student`): solution text, numbering, references, notebooks.
+student-check: $(STAMP)
+	$(BIN)/python -m tools.student_edition check
+
+# Both editions as PDF (slow; not part of `make test`). TeX comes from Debian packages.
+TEX_PACKAGES := texlive-latex-extra texlive-xetex texlive-fonts-recommended latexmk lmodern fonts-freefont-otf fonts-dejavu-core poppler-utils
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+pdf: $(STAMP)
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
+		{ $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEX_PACKAGES); }
+	$(BIN)/python -m tools.student_edition pdf
 
 # Re-write every chapter's set-up cell from `repository.url` (_config.yml) and the version number.
 setup-cells: $(STAMP)

@@ -1,61 +1,276 @@
 """The student edition: the book and its notebooks with every solution removed.
 
-    python tools/student_edition.py build   # _build/student/html and _build/student/notebooks
-    python tools/student_edition.py check   # fail if any solution text reached the student edition
+    python -m tools.student_edition build      # _build/student/: html, notebooks, zip
+    python -m tools.student_edition check      # solution text, numbers, references
+    python -m tools.student_edition giveaways  # key results shown outside a solution
+    python -m tools.student_edition guide      # the exercise map of the guide
+    python -m tools.student_edition pdf        # both editions as PDF, in _build/pdf
+    python -m tools.student_edition branch DIR # the tree of the `student` branch
 
-Solutions are gated `{solution-start}` ... `{solution-end}` cell ranges, every cell of which carries
-the tag `solution` (CONTRIBUTING.md). Removing the tagged cells removes the solutions; the edition is
-then built from the stored outputs (already checked by nbval), with `hide_solutions: true`, without
-copies of the sources and without download or launch buttons, which would hand out the full notebooks.
+`check` needs both editions built; `pdf` needs TeX.
 
-`sphinx-exercise` 1.2.1 cannot itself hide gated solutions (it crashes on `solution_end_node` and would
-leave the gated code visible), hence the removal at the notebook level.
+Run from the repository root. Solutions are gated `{solution-start}` ...
+`{solution-end}` cell ranges, every cell of which carries the tag `solution`
+(CONTRIBUTING.md). The student edition replaces each solution by a placeholder cell
+that keeps every numbered object of the solution (theorem, figure, equation, target)
+under its label, so that theorems, figures, equations and exercises carry the same
+numbers in both editions, and a reference into a solution ("By Theorem 12.2, ...")
+reads the same. The edition is built from the stored outputs (already checked by
+nbval). Its sources are the stripped notebooks, so the download button hands out
+student notebooks, and its launch buttons point to the `student` branch, which the
+publishing workflow fills with `_build/student/notebooks/` (the layout of the
+repository: `chapters/<part>/<chapter>.ipynb`).
+
+`sphinx-exercise` 1.2.1 cannot itself hide gated solutions (it crashes on
+`solution_end_node` and would leave the gated code visible), hence the removal at the
+notebook level.
 """
 
 from __future__ import annotations
 
+import ast
 import html
+import pickle
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbtools import SOLUTION_TAG, solution_flags  # noqa: E402
+from tools.nbtools import SOLUTION_TAG, is_setup_cell, solution_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "student"
 SOURCE = OUT / "source"
 HTML = OUT / "html"
 NOTEBOOKS = OUT / "notebooks"
+ARCHIVE = "student-notebooks.zip"
 FULL_HTML = ROOT / "_build" / "html"
+FULL_DOCTREES = ROOT / "_build" / ".doctrees"
+STUDENT_DOCTREES = SOURCE / "_build" / ".doctrees"
+PDF = ROOT / "_build" / "pdf"
+STUDENT_BRANCH = "student"
+# Pages with a version written for students, swapped in by the student build.
+STUDENT_PAGES = {
+    "intro.md": "student/intro.md",
+    "chapters/getting-started/how-to-use.md": "student/how-to-use.md",
+}
+PLACEHOLDER_IMAGE = "_static/solution-figure.png"
+PLACEHOLDER_TAG = "solution-placeholder"
+GUIDE = ROOT / "chapters" / "appendix" / "instructors-guide.md"
+EXERCISE_MAP = ROOT / "tools" / "exercise_map.yml"
+
+
+def toc_entries(root: Path = ROOT) -> list[str]:
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    return [
+        c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])
+    ]
 
 
 def chapter_notebooks(root: Path = ROOT) -> list[Path]:
     """The notebooks that the table of contents puts in the book."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    entries = [c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])]
-    return [root / f"{e}.ipynb" for e in entries if (root / f"{e}.ipynb").exists()]
+    return [
+        root / f"{e}.ipynb" for e in toc_entries(root) if (root / f"{e}.ipynb").exists()
+    ]
+
+
+def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
+    """Chapter number of every toc entry: the parts are numbered, and numbering runs on
+    across them.
+    """
+    return {entry: n for n, entry in enumerate(toc_entries(root), start=1)}
+
+
+# --- Solutions and what they number
+# ---------------------------------------------------------------
+
+_SOLUTION_LABEL = re.compile(r"```+\{solution-start\}\s*(\S+)")
+
+
+def _in_solution(nb) -> list[bool]:
+    return [
+        flag or SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
+        for cell, flag in zip(nb.cells, solution_flags(nb), strict=True)
+    ]
+
+
+def solution_blocks(nb) -> list[tuple[int, int, str]]:
+    """(first cell, last cell + 1, exercise label) of every gated solution, in order."""
+    blocks, flags, start = [], _in_solution(nb), None
+    for i, flag in enumerate([*flags, False]):
+        starts_new = (
+            i < len(nb.cells) and flag and _SOLUTION_LABEL.search(nb.cells[i].source)
+        )
+        if start is not None and (not flag or starts_new):
+            match = _SOLUTION_LABEL.search(nb.cells[start].source)
+            blocks.append((start, i, match.group(1) if match else ""))
+            start = None
+        if flag and start is None:
+            start = i
+    return blocks
 
 
 def strip_solutions(nb) -> tuple[object, list]:
     """Return the notebook without its solution cells, and the removed cells."""
-    flags = solution_flags(nb)
     kept, removed = [], []
-    for cell, in_solution in zip(nb.cells, flags):
-        tagged = SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
-        (removed if (in_solution or tagged) else kept).append(cell)
+    for cell, in_solution in zip(nb.cells, _in_solution(nb), strict=True):
+        (removed if in_solution else kept).append(cell)
     nb.cells = kept
     return nb, removed
 
 
-_LABEL = re.compile(r"^:label:\s*(\S+)|^\(([^)\s]+)\)=|^\s*:name:\s*(\S+)|\"name\":\s*\"([^\"]+)\"", re.M)
-_ROLE = re.compile(r"\{(?:prf:ref|ref|numref|eq)\}`(?:[^`<]*<)?([^`<>]+)>?`")
-HIDDEN_REFERENCE = "*(a result shown in the solutions, which this edition leaves out)*"
+_DIRECTIVE = re.compile(
+    r"^[ \t]*(`{3,}|:{3,})\{([\w:-]+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
+)
+_OPTION = re.compile(r":(label|name):\s*(\S+)")
+_EQUATION = re.compile(r"\$\$\s*\(([^)\s]+)\)")
+_TARGET = re.compile(r"^\(([^)\s]+)\)=\s*$", re.M)
+# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without
+# a number).
+_NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math")
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """One numbered (or referable) object.
+
+    Its kind is a directive name, 'figure', 'equation' or 'target'; its label is ''
+    when it has none.
+    """
+
+    kind: str
+    label: str
+
+
+def numbered_objects(cells) -> list[Numbered]:
+    """The objects of the cells that Sphinx numbers or that a reference can point to, in
+    order.
+    """
+    found: list[Numbered] = []
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            items = []
+            for m in _DIRECTIVE.finditer(cell.source):
+                if _NUMBERED.fullmatch(m.group(2)):
+                    option = _OPTION.search(m.group(4))
+                    items.append(
+                        (
+                            m.start(),
+                            Numbered(m.group(2), option.group(2) if option else ""),
+                        )
+                    )
+            items += [
+                (m.start(), Numbered("equation", m.group(1)))
+                for m in _EQUATION.finditer(cell.source)
+            ]
+            items += [
+                (m.start(), Numbered("target", m.group(1)))
+                for m in _TARGET.finditer(cell.source)
+            ]
+            found += [item for _, item in sorted(items, key=lambda x: x[0])]
+        elif cell.cell_type == "code":
+            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            has_image = any(
+                k.startswith("image/")
+                for o in cell.get("outputs", [])
+                for k in o.get("data", {})
+            )
+            if figure and has_image:
+                found.append(Numbered("figure", figure.get("name", "")))
+    return found
+
+
+_PROVED = (
+    "theorem",
+    "lemma",
+    "proposition",
+    "corollary",
+    "conjecture",
+    "property",
+    "claim",
+    "criterion",
+)
+
+
+def placeholder_source(objects: list[Numbered], exercise: str) -> str:
+    """Markdown that numbers the objects of a removed solution as the solution did.
+
+    A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered
+    picture that says where it is drawn, an equation a numbered line: references into
+    the solution keep their text.
+    """
+    where = f"the solution of {{ref}}`{exercise}`" if exercise else "the solutions"
+    parts = []
+    for obj in objects:
+        label = f":label: {obj.label}\n" if obj.label else ""
+        if obj.kind.startswith("prf:"):
+            name = obj.kind.split(":", 1)[1]
+            title = "proved in the solutions" if name in _PROVED else "in the solutions"
+            parts.append(
+                f"```{{{obj.kind}}} {title}\n{label}\nIts statement and proof are "
+                f"part of {where}.\n```"
+            )
+        elif obj.kind == "figure":
+            name = f":name: {obj.label}\n" if obj.label else ""
+            parts.append(
+                f"```{{figure}} /{PLACEHOLDER_IMAGE}\n{name}:alt: A blank panel: this "
+                "figure is drawn "
+                f"in a solution.\n:width: 320px\n\nDrawn in {where}.\n```"
+            )
+        elif obj.kind == "equation":
+            parts.append(
+                f"$$\n\\text{{(an equation of the solutions)}}\n$$ ({obj.label})"
+            )
+        elif obj.kind == "math":
+            parts.append(
+                f"```{{math}}\n{label}\n\\text{{(an equation of the solutions)}}\n```"
+            )
+        elif obj.kind == "target":
+            parts.append(f"({obj.label})=\n\nThis part of the book is in {where}.")
+        elif obj.kind == "exercise":
+            parts.append(
+                f"```{{exercise}} in the solutions\n{label}\nThis exercise is posed "
+                f"in {where}.\n```"
+            )
+        else:  # a numbered table
+            name = f":name: {obj.label}\n" if obj.label else ""
+            parts.append(f"```{{list-table}} In {where}.\n{name}\n* - (left out)\n```")
+    return "\n\n".join(parts)
+
+
+def student_notebook(nb):
+    """The student notebook: solutions replaced by placeholders.
+
+    A placeholder keeps the numbered objects of its solution.
+
+    Returns the notebook (modified in place) and, per exercise label, the removed cells.
+    """
+    cells, removed, previous = [], {}, 0
+    for start, stop, exercise in solution_blocks(nb):
+        cells += nb.cells[previous:start]
+        block = nb.cells[start:stop]
+        removed.setdefault(exercise, []).extend(block)
+        objects = numbered_objects(block)
+        if objects:
+            cell = nbformat.v4.new_markdown_cell(placeholder_source(objects, exercise))
+            cell.metadata["tags"] = [PLACEHOLDER_TAG]
+            cells.append(cell)
+        previous = stop
+    nb.cells = cells + nb.cells[previous:]
+    return nb, removed
+
+
+_LABEL = re.compile(
+    r"^:label:\s*(\S+)|^\(([^)\s]+)\)=|^\s*:name:\s*(\S+)|\"name\":\s*\"([^\"]+)\"",
+    re.M,
+)
+_ROLE = re.compile(r"\{(prf:ref|ref|numref|eq)\}`([^`<]*<)?([^`<>]+)>?`")
 
 
 def labels_defined(cells) -> set[str]:
@@ -64,15 +279,40 @@ def labels_defined(cells) -> set[str]:
     for cell in cells:
         for match in _LABEL.finditer(cell.source):
             found.add(next(g for g in match.groups() if g))
+        found |= {m.group(1) for m in _EQUATION.finditer(cell.source)}
         figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
         if figure.get("name"):
             found.add(figure["name"])
     return found
 
 
+def references(text: str) -> list[tuple[str, str]]:
+    """(role, label) of every cross-reference in a text."""
+    return [(m.group(1), m.group(3).strip()) for m in _ROLE.finditer(text)]
+
+
 def unlink_hidden(text: str, hidden: set[str]) -> str:
-    """Replace references to labels that the student edition removed by a plain phrase."""
-    return _ROLE.sub(lambda m: HIDDEN_REFERENCE if m.group(1).strip() in hidden else m.group(0), text)
+    """Replace references to labels that no longer exist by their text or a noun phrase.
+
+    The build keeps every label of a solution through a placeholder, so this only
+    matters for a kind of object that `placeholder_source` does not know; the
+    replacement still reads as a noun.
+    """
+
+    def replace(m: re.Match) -> str:
+        if m.group(3).strip() not in hidden:
+            return m.group(0)
+        return (
+            m.group(2)[:-1].strip()
+            if m.group(2)
+            else "a result proved in the solutions"
+        )
+
+    return _ROLE.sub(replace, text)
+
+
+# --- The build
+# --------------------------------------------------------------------------------------
 
 
 def student_config(config: dict) -> dict:
@@ -80,132 +320,1024 @@ def student_config(config: dict) -> dict:
     config["title"] = config.get("title", "") + " (student edition)"
     # nbval has checked that the stored outputs are what the code computes; render them.
     config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
-    config.pop("launch_buttons", None)
-    config["html"] = dict(config.get("html", {}), use_repository_button=False)
+    # Launch buttons open the student notebooks, which the publishing workflow writes to
+    # this branch.
+    config["repository"] = dict(
+        config.get("repository", {}), branch=STUDENT_BRANCH, path_to_book=""
+    )
+    # The repository button would open the default branch, with the solutions.
+    config["html"] = dict(
+        config.get("html", {}),
+        use_repository_button=False,
+        use_edit_page_button=False,
+        use_issues_button=False,
+    )
+    latex = dict(config.get("latex", {}))
+    documents = dict(latex.get("latex_documents", {}))
+    documents["targetname"] = (
+        Path(documents.get("targetname", "book.tex")).stem + "-student.tex"
+    )
+    latex["latex_documents"] = documents
+    config["latex"] = latex
     sphinx = dict(config.get("sphinx", {}))
-    sphinx_config = dict(sphinx.get("config", {}))
-    sphinx_config.update({
-        "hide_solutions": True,
-        "html_copy_source": False,
-        "html_show_sourcelink": False,
-        "html_theme_options": {"use_download_button": False, "use_repository_button": False,
-                               "use_fullscreen_button": True, "launch_buttons": {}},
-    })
-    sphinx["config"] = sphinx_config
+    sphinx["config"] = dict(
+        sphinx.get("config", {}), hide_solutions=True, html_show_sourcelink=False
+    )
     config["sphinx"] = sphinx
     return config
+
+
+def placeholder_image(path: Path) -> None:
+    """The picture of a figure drawn in a solution: a blank panel that says so."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = plt.figure(figsize=(4, 1.2), dpi=100)
+    fig.patch.set_facecolor("#f2f2f2")
+    fig.text(
+        0.5,
+        0.5,
+        "drawn in the solution",
+        ha="center",
+        va="center",
+        fontsize=13,
+        color="#555555",
+    )
+    fig.savefig(path, facecolor=fig.get_facecolor())
+    plt.close(fig)
+
+
+def write_archive(notebooks: Path, archive: Path) -> None:
+    """One zip of every student notebook, in the repository's layout, with the
+    requirements.
+    """
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(notebooks.rglob("*.ipynb")):
+            zf.write(
+                path, Path("attnsig-student-notebooks") / path.relative_to(notebooks)
+            )
+        # Outside the repository `-e .` has nothing to install: the set-up cell of every
+        # notebook
+        # installs `attnsig` when it is missing.
+        requirements = [
+            ln
+            for ln in (ROOT / "requirements.txt").read_text().splitlines()
+            if ln.strip() != "-e ."
+        ]
+        zf.writestr(
+            "attnsig-student-notebooks/requirements.txt", "\n".join(requirements) + "\n"
+        )
+
+
+# What the `student` branch holds besides the student notebooks: what Binder needs to
+# install the package (`-e .` in requirements.txt) and the terms of reuse. Optional
+# entries are copied when they exist.
+BRANCH_FILES = ["requirements.txt", "pyproject.toml", "README.md", "src"]
+BRANCH_OPTIONAL = [
+    "runtime.txt",
+    "binder",
+    "LICENSE",
+    "LICENSE-TEXT",
+    "LICENSE.md",
+    "CITATION.cff",
+]
+
+
+def write_branch(target: Path) -> list[str]:
+    """Write the tree of the `student` branch into `target` (which must not exist).
+
+    The student notebooks (built by `build`) at `chapters/<part>/<chapter>.ipynb`, where
+    the student edition's launch buttons look for them, and the files Binder installs.
+    """
+    if not list(NOTEBOOKS.rglob("*.ipynb")):
+        raise FileNotFoundError(
+            f"no student notebooks in {NOTEBOOKS}: run `build` first"
+        )
+    target.mkdir(parents=True)
+    shutil.copytree(NOTEBOOKS / "chapters", target / "chapters")
+    written = ["chapters"]
+    for name in BRANCH_FILES + [n for n in BRANCH_OPTIONAL if (ROOT / n).exists()]:
+        source = ROOT / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+            shutil.copytree(source, target / name, ignore=ignore)
+        else:
+            shutil.copy(source, target / name)
+        written.append(name)
+    return written
+
+
+def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
+    """Write the student edition's sources, and the student notebooks to a folder."""
+    if source.exists():
+        shutil.rmtree(source)
+    source.mkdir(parents=True)
+    shutil.copy(ROOT / "_toc.yml", source / "_toc.yml")
+    shutil.copytree(
+        ROOT / "chapters",
+        source / "chapters",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+    )
+    shutil.copy(ROOT / "intro.md", source / "intro.md")
+    # What the configuration names besides the pages: the theme's static files (favicon,
+    # CSS and JS fixes) and the bibliography.
+    if (ROOT / "_static").is_dir():
+        shutil.copytree(ROOT / "_static", source / "_static")
+    for name in ("references.bib",):
+        if (ROOT / name).is_file():
+            shutil.copy(ROOT / name, source / name)
+    for page, student_page in STUDENT_PAGES.items():
+        shutil.copy(ROOT / student_page, source / page)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    (source / "_config.yml").write_text(
+        yaml.safe_dump(student_config(config), sort_keys=False)
+    )
+    placeholder_image(source / PLACEHOLDER_IMAGE)
+    stripped, hidden, kept = {}, set(), set()
+    for path in chapter_notebooks(source):
+        nb = nbformat.read(path, as_version=4)
+        _, removed = strip_solutions(nbformat.from_dict(nb))
+        hidden |= labels_defined(removed)
+        nb, _ = student_notebook(nb)
+        kept |= labels_defined(nb.cells)
+        stripped[path] = nb
+    lost = hidden - kept
+    if lost:
+        print(f"warning: labels of solutions without a placeholder: {sorted(lost)}")
+    for path, nb in stripped.items():
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = unlink_hidden(cell.source, lost)
+        nbformat.write(nb, path)
+    for page in sorted((source / "chapters").rglob("*.md")) + [source / "intro.md"]:
+        page.write_text(unlink_hidden(page.read_text(), lost))
+    if notebooks is not None:
+        if notebooks.exists():
+            shutil.rmtree(notebooks)
+        for path in stripped:
+            target = notebooks / path.relative_to(
+                source
+            )  # chapters/<part>/<chapter>.ipynb
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+        write_archive(notebooks, source / ARCHIVE)
+        shutil.copy(source / ARCHIVE, OUT / ARCHIVE)
 
 
 def build() -> int:
     if OUT.exists():
         shutil.rmtree(OUT)
-    SOURCE.mkdir(parents=True)
-    for name in ("_toc.yml", "intro.md"):
-        shutil.copy(ROOT / name, SOURCE / name)
-    shutil.copytree(ROOT / "chapters", SOURCE / "chapters", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    (SOURCE / "_config.yml").write_text(yaml.safe_dump(student_config(config), sort_keys=False))
-    stripped, hidden = {}, set()
-    for path in chapter_notebooks(SOURCE):
-        nb, removed = strip_solutions(nbformat.read(path, as_version=4))
-        stripped[path] = nb
-        hidden |= labels_defined(removed)
-    # A reference from the text to a theorem or figure inside a solution would dangle.
-    for path, nb in stripped.items():
-        for cell in nb.cells:
-            if cell.cell_type == "markdown":
-                cell.source = unlink_hidden(cell.source, hidden)
-    for page in sorted((SOURCE / "chapters").rglob("*.md")) + [SOURCE / "intro.md"]:
-        page.write_text(unlink_hidden(page.read_text(), hidden))
-    for path, nb in stripped.items():
-        nbformat.write(nb, path)
-        target = NOTEBOOKS / path.relative_to(SOURCE / "chapters")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, target)
+    OUT.mkdir(parents=True)
+    prepare_source()
     jb = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run([str(jb), "build", str(SOURCE), "-W", "-n", "--keep-going"])
     if result.returncode:
         return result.returncode
     shutil.move(str(SOURCE / "_build" / "html"), str(HTML))
-    print(f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS}")
+    print(
+        f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS} (and "
+        f"{OUT / ARCHIVE})"
+    )
     return 0
 
+
+# --- Give-aways: key results of a solution shown outside it
+# ----------------------------------------
 
 _MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[^}]*\}|[*_#>|\[\]()]")
 
 
 def fingerprints(cells) -> set[str]:
-    """Distinctive runs of text of solution cells, as a reader would see them rendered."""
+    """Distinctive runs of text of solution cells, as a reader sees them rendered."""
     found: set[str] = set()
     for cell in cells:
         if cell.cell_type == "code":
             runs = [ln.strip() for ln in cell.source.splitlines()]
-            runs = [r for r in runs if len(r) >= 30 and not r.startswith("#")]
+            # Not comments, nor the first line of a call ("assert_equal(") that any
+            # cell could start with.
+            runs = [
+                r
+                for r in runs
+                if len(r) >= 30 and not r.startswith("#") and r[-1] not in "([{,"
+            ]
         else:
             if "{solution-start}" in cell.source or "{solution-end}" in cell.source:
                 continue
-            text = _MARKUP.sub("\n", cell.source)
-            runs = [" ".join(r.split()) for r in re.split(r"[\n.:;]", text)]
+            # Runs end at markup, at paragraphs and at punctuation, not where the source
+            # happens to wrap its lines: the same sentence wraps differently elsewhere.
+            text = _MARKUP.sub("\x00", cell.source)
+            text = re.sub(r"(?<!\n)\n(?!\n)", " ", text)
+            runs = [" ".join(r.split()) for r in re.split(r"[\x00\n.:;]", text)]
             runs = [r for r in runs if len(r) >= 40]
         found.update(runs)
     return found
 
 
+def prose(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", re.S)
+
+
+def formulas(text: str, min_length: int = 24) -> set[str]:
+    """Math of a text without spaces, long enough to be a result, not a symbol."""
+    found = set()
+    for m in _MATH.finditer(text):
+        formula = re.sub(r"\s+|\\[,;!]|\\quad", "", m.group(1) or m.group(2))
+        if min_length and re.fullmatch(r"[^=<>]*\\in\\mathbb[^=<>]*", formula):
+            continue  # a declaration ("X in R^{T x E}") states no result
+        if len(formula) >= min_length:
+            found.add(formula)
+    return found
+
+
+def _number_text(value) -> str | None:
+    """How a distinctive asserted number would be printed, or None for a commonplace
+    one.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if value != value or abs(value) < 1e-3 or abs(value) >= 1e6:
+            return None  # tolerances and sentinels
+        digits = f"{abs(value):.6g}".replace(".", "").strip("0")
+        return f"{value:.6g}" if len(digits) >= 3 else None
+    return str(value) if abs(value) >= 100 and value % 100 else None
+
+
+def _literal(node) -> str | None:
+    """The text of a distinctive number written as a literal (3.1416, -0.25, Fraction(7,
+    12)).
+    """
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
+        text = _number_text(node.operand.value)
+        return f"-{text}" if text else None
+    if isinstance(node, ast.Constant):
+        return _number_text(node.value)
+    if (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func).endswith("Fraction")
+        and len(node.args) == 2
+        and all(
+            isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args
+        )
+    ):
+        num, den = (a.value for a in node.args)
+        return f"{num}/{den}" if abs(den) > 1 and abs(num) > 1 else None
+    return None
+
+
+def asserted_values(cells) -> set[str]:
+    """Distinctive numbers that a solution's asserts compare a result with.
+
+    Not tolerances, not inputs.
+
+    The operands of a comparison in an `assert`, and the expected value (second
+    argument) of an `assert_*` call, when they are literals or lists of literals.
+    """
+    found: set[str] = set()
+    for cell in cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(
+            "" if ln.lstrip().startswith(("%", "!")) else ln
+            for ln in cell.source.splitlines()
+        )
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        operands = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert):
+                operands += [
+                    n
+                    for c in ast.walk(node.test)
+                    if isinstance(c, ast.Compare)
+                    for n in [c.left, *c.comparators]
+                ]
+            elif (
+                isinstance(node, ast.Call)
+                and "assert" in ast.unparse(node.func)
+                and len(node.args) >= 2
+            ):
+                operands.append(node.args[1])
+        while operands:
+            operand = operands.pop()
+            if isinstance(operand, ast.List | ast.Tuple):
+                operands += operand.elts
+            elif isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Sub):
+                operands += [operand.left, operand.right]  # abs(x - 0.123) < tol
+            elif isinstance(operand, ast.Call) and ast.unparse(operand.func) in (
+                "abs",
+                "np.abs",
+                "math.fabs",
+            ):
+                operands += operand.args
+            elif text := _literal(operand):
+                found.add(text)
+    return found
+
+
+def figure_references(cells) -> set[str]:
+    return {
+        label
+        for role, label in references(
+            "\n".join(c.source for c in cells if c.cell_type == "markdown")
+        )
+        if role in ("numref", "ref")
+    }
+
+
+def cell_text(cell) -> str:
+    """What a reader sees of a cell: markdown, or the printed outputs of code."""
+    if cell.cell_type == "markdown":
+        return cell.source
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output.get("text", ""))
+        else:
+            parts.append(output.get("data", {}).get("text/plain", ""))
+    caption = (
+        cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption", "")
+    )
+    return "\n".join([caption, *parts])
+
+
+@dataclass(frozen=True)
+class GiveAway:
+    chapter: str
+    exercise: str  # "7.5 (ex-onehead-noisy-key)"
+    kind: str
+    what: str
+    where: str
+
+
+def _heading_before(cells, index: int) -> str:
+    for cell in reversed(cells[: index + 1]):
+        if cell.cell_type == "markdown":
+            m = re.search(r"^#{1,4} (.+)$", cell.source, re.M)
+            if m:
+                return m.group(1).strip()
+    return "top of the chapter"
+
+
+def exercise_statements(cells) -> dict[str, str]:
+    statements = {}
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            continue
+        for m in re.finditer(
+            r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
+        ):
+            label = _OPTION.search(m.group(1))
+            if label:
+                statements[label.group(2)] = m.group(2)
+    return statements
+
+
+def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
+    """'7.5' for every exercise label of a chapter, as the book numbers them."""
+    chapter = chapter_numbers(root).get(str(path.relative_to(root).with_suffix("")), 0)
+    nb = nbformat.read(path, as_version=4)
+    labels = [
+        label
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for label in exercise_statements([cell])
+    ]
+    return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}
+
+
+_ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
+
+
+def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
+    """Key results of each exercise's solution that the student edition shows elsewhere.
+
+    Key results: the solution's sentences and formulas, the distinctive numbers its
+    asserts compare with, and the figures it points to (a solution that answers "see
+    Figure 6.1" means that the figure answers the exercise). A result that the
+    exercise's own statement gives is not a give-away.
+    """
+    nb = nbformat.read(path, as_version=4)
+    numbers = exercise_numbers(path, root)
+    student, removed = student_notebook(nbformat.from_dict(nb))
+    cells = [
+        c
+        for c in student.cells
+        if not is_setup_cell(c) and PLACEHOLDER_TAG not in c.metadata.get("tags", [])
+    ]
+    statements = exercise_statements(cells)
+    # What any exercise of the chapter states is given to the student: its formulas are
+    # no give-away.
+    stated_math = {f for text in statements.values() for f in formulas(text, 0)}
+    shown = [(i, cell_text(c)) for i, c in enumerate(cells)]
+    public_figures = {
+        c.metadata.get("mystnb", {}).get("figure", {}).get("name") for c in cells
+    } | {
+        m.group(1)
+        for c in cells
+        if c.cell_type == "markdown"
+        for m in re.finditer(r":name:\s*(\S+)", c.source)
+    }
+    public_figures.discard(None)
+    found: list[GiveAway] = []
+    chapter = path.stem
+    for exercise, block in removed.items():
+        number = f"{numbers.get(exercise, '?')} ({exercise})"
+        given = statements.get(exercise, "")
+        given_prose, given_math = prose(given), formulas(given, 0) | stated_math
+        sentences = {
+            r
+            for r in fingerprints([c for c in block if c.cell_type == "markdown"])
+            if r not in given_prose
+        }
+        maths = {
+            f
+            for c in block
+            if c.cell_type == "markdown"
+            for f in formulas(c.source, 22)
+        }
+        values = {
+            v
+            for v in asserted_values(block)
+            if not re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", given)
+        }
+        for i, text in shown:
+            if (
+                cells[i].cell_type == "markdown"
+                and "{exercise}" in text
+                and exercise in text
+            ):
+                continue  # the exercise's own statement
+            where = f"cell {i} under \u201c{_heading_before(cells, i)}\u201d"
+            flat = prose(text)
+            for run in sorted(sentences):
+                if run in flat:
+                    found.append(
+                        GiveAway(
+                            chapter, number, "sentence of the solution", run, where
+                        )
+                    )
+            # A formula shown outside that is (part of) a formula of the solution states
+            # its result.
+            for formula in sorted(formulas(text, 22) - given_math):
+                if any(formula in result for result in maths):
+                    found.append(
+                        GiveAway(
+                            chapter,
+                            number,
+                            "formula of the solution",
+                            f"${formula}$",
+                            where,
+                        )
+                    )
+            for value in sorted(values):
+                if re.search(rf"(?<![\w.]){re.escape(value)}(?![\d])", text):
+                    found.append(
+                        GiveAway(
+                            chapter,
+                            number,
+                            "asserted value of the solution",
+                            value,
+                            where,
+                        )
+                    )
+        # A figure that the exercise points to is part of its question.
+        for label in sorted(
+            figure_references(block)
+            & public_figures - {label for _, label in references(given)}
+        ):
+            index = next(
+                i
+                for i, c in enumerate(cells)
+                if c.metadata.get("mystnb", {}).get("figure", {}).get("name") == label
+                or f":name: {label}" in c.source
+            )
+            found.append(
+                GiveAway(
+                    chapter,
+                    number,
+                    "figure the solution relies on",
+                    label,
+                    f"cell {index} under \u201c{_heading_before(cells, index)}\u201d",
+                )
+            )
+    # Boxes that only solutions hold ("About the original solution") are gone from the
+    # student edition: text outside the solutions must not send the reader to them.
+    titles = {t for c in cells for t in _ADMONITION.findall(c.source)}
+    only_in_solutions: dict[str, str] = {}
+    for exercise, block in removed.items():
+        for cell in block:
+            for title in set(_ADMONITION.findall(cell.source)) - titles:
+                only_in_solutions.setdefault(title, exercise)
+    for title, exercise in only_in_solutions.items():
+        for i, cell in enumerate(cells):
+            if cell.cell_type == "markdown" and title.lower() in cell.source.lower():
+                where = f"cell {i} under \u201c{_heading_before(cells, i)}\u201d"
+                found.append(
+                    GiveAway(
+                        chapter,
+                        f"{numbers.get(exercise, '?')} ({exercise}) and others",
+                        "pointer to a box that only solutions hold",
+                        title,
+                        where,
+                    )
+                )
+    return sorted(set(found), key=found.index)
+
+
+def giveaway_report(path: Path, found: list[GiveAway]) -> str:
+    lines = [
+        f"# Give-aways in `{path.relative_to(ROOT)}`",
+        "",
+        "Written by `python -m tools.student_edition giveaways` (student-edition "
+        "check). Each row is a key "
+        "result of an exercise's solution (a sentence, a formula of at least 22 "
+        "characters or a part of one, a "
+        "distinctive number an assert of the solution compares with, or a figure the "
+        "solution points to) "
+        "that the student edition shows outside the solution. Move it into the "
+        "solution, or phrase the "
+        "outside text so it does not answer the exercise. What an exercise's "
+        "statement gives (its formulas, "
+        "a figure it refers to with {numref}) is not a give-away. Cell indices count "
+        "the student notebook "
+        "without the set-up cell. `tests/test_student_edition.py` fails while a row "
+        "is left.",
+        "",
+        "The check matches text, not meaning: a paraphrase of a solution's result (a "
+        "caption or an "
+        "explorer's prose that says what the exercise asks to predict) passes it. "
+        "Read the text around "
+        "each exercise for those too.",
+        "",
+    ]
+    if not found:
+        return "\n".join([*lines, "Nothing found.", ""])
+    lines += ["| exercise | kind | what | where |", "| --- | --- | --- | --- |"]
+    for g in found:
+        what = g.what.replace("|", "\\|")
+        lines.append(f"| {g.exercise} | {g.kind} | {what[:160]} | {g.where} |")
+    return "\n".join([*lines, ""])
+
+
+def giveaways_command(out: Path | None = None) -> int:
+    total = 0
+    for path in chapter_notebooks():
+        found = giveaways(path)
+        total += len(found)
+        print(f"{path.relative_to(ROOT)}: {len(found)} give-away(s)")
+        for g in found:
+            print(f"  Exercise {g.exercise}: {g.kind}: {g.what[:90]!r} at {g.where}")
+        if out is not None:
+            (out / f"giveaways-{path.stem}.md").write_text(giveaway_report(path, found))
+    return 1 if total else 0
+
+
+# --- The instructor's guide: the exercise map
+# -------------------------------------------------------
+
+MAP_START = "<!-- exercise map: made by `python -m tools.student_edition guide` -->"
+MAP_END = "<!-- end of the exercise map -->"
+
+
+def exercises(root: Path = ROOT) -> list[dict]:
+    """Every exercise of the book in order: number, label, title, chapter, whether the
+    book solves it.
+    """
+    found = []
+    for path in chapter_notebooks(root):
+        nb = nbformat.read(path, as_version=4)
+        solved = {label for _, _, label in solution_blocks(nb)}
+        numbers = exercise_numbers(path, root)
+        doc = "/" + str(path.relative_to(root).with_suffix(""))
+        for cell in nb.cells:
+            if cell.cell_type != "markdown":
+                continue
+            for m in re.finditer(
+                r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)", cell.source
+            ):
+                label = _OPTION.search(m.group(2)).group(2)
+                found.append(
+                    {
+                        "number": numbers[label],
+                        "label": label,
+                        "title": m.group(1).strip(),
+                        "doc": doc,
+                        "solved": label in solved,
+                    }
+                )
+    return found
+
+
+def exercise_map(root: Path = ROOT) -> str:
+    """The exercise-by-exercise map of every sheet, as Markdown tables."""
+    data = yaml.safe_load(EXERCISE_MAP.read_text())
+    book = exercises(root)
+    missing = [e["label"] for e in book if e["label"] not in data["exercises"]]
+    if missing:
+        raise ValueError(
+            f"exercises missing from {EXERCISE_MAP.relative_to(ROOT)}: {missing}"
+        )
+    lines = []
+    for key, sheet in data["sheets"].items():
+        rows = [e for e in book if data["exercises"][e["label"]]["sheet"] == key]
+        if not rows:
+            continue
+        minutes = sum(data["exercises"][e["label"]]["minutes"] for e in rows)
+        lines += [
+            f"### {sheet}",
+            "",
+            f"{len(rows)} exercises, about {round(minutes / 60 * 2) / 2:g} hours in "
+            "all.",
+            "",
+            "| sheet question | book exercise | title | chapter | time | needs | "
+            "worked solution |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for e in rows:
+            info = data["exercises"][e["label"]]
+            title = e["title"].replace("|", "\\|")
+            lines.append(
+                # The number is written out: in the PDF, references to sphinx-exercise
+                # labels of other documents do not resolve ("Exercise ??").
+                f"| {info['question']} | "
+                f"{{ref}}`Exercise {e['number']} <{e['label']}>` | {title} | "
+                f"{{doc}}`{e['doc']}` | "
+                f"{info['minutes']} min | {info['needs']} | "
+                f"{'yes' if e['solved'] else 'no'} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def guide_page(text: str, root: Path = ROOT) -> str:
+    """The guide's text with its exercise map regenerated."""
+    start, end = text.index(MAP_START) + len(MAP_START), text.index(MAP_END)
+    return text[:start] + "\n\n" + exercise_map(root) + "\n" + text[end:]
+
+
+def guide() -> int:
+    GUIDE.write_text(guide_page(GUIDE.read_text()))
+    print(f"wrote the exercise map of {GUIDE.relative_to(ROOT)}")
+    return 0
+
+
+# --- Check of the built editions
+# --------------------------------------------------------------------
+
+
 def visible_text(path: Path) -> str:
-    text = re.sub(r"<script.*?</script>|<style.*?</style>", " ", path.read_text(errors="replace"), flags=re.S)
+    text = re.sub(
+        r"<script.*?</script>|<style.*?</style>",
+        " ",
+        path.read_text(errors="replace"),
+        flags=re.S,
+    )
     text = html.unescape(re.sub(r"<[^>]+>", "", text))
     return " ".join(text.split())
+
+
+def numbering(doctrees: Path) -> dict[str, str]:
+    """'figure:fig-x' -> '7.6' for every numbered object, and 'chapter:<doc>' -> '7' for
+    documents.
+    """
+    with open(doctrees / "environment.pickle", "rb") as f:
+        env = pickle.load(f)
+    found = {}
+    for doc, number in env.toc_secnumbers.items():
+        if number.get(""):
+            found[f"chapter:{doc}"] = ".".join(map(str, number[""]))
+    for doc, kinds in env.toc_fignumbers.items():
+        for kind, ids in kinds.items():
+            for id_, number in ids.items():
+                found[f"{kind}:{doc}#{id_}"] = ".".join(map(str, number))
+    for label, (doc, number) in (
+        env.domaindata.get("math", {}).get("objects", {}).items()
+    ):
+        found[f"equation:{doc}#{label}"] = f"{found.get(f'chapter:{doc}', '')}.{number}"
+    return found
+
+
+def compare_numbering(full: dict[str, str], student: dict[str, str]) -> list[str]:
+    """Every numbered object of the full edition has the same number in the student
+    edition.
+    """
+    problems = []
+    for key, number in sorted(full.items()):
+        if key not in student:
+            problems.append(
+                f"{key} is {number} in the full edition and missing from the student "
+                "edition"
+            )
+        elif student[key] != number:
+            problems.append(
+                f"{key} is {number} in the full edition and {student[key]} in the "
+                "student edition"
+            )
+    for key in sorted(set(student) - set(full)):
+        problems.append(
+            f"{key} is {student[key]} in the student edition and not numbered in the "
+            "full edition"
+        )
+    return problems
+
+
+_ANCHOR = re.compile(
+    r'<a class="reference internal" href="[^"#]*#([^"]+)"[^>]*>(.*?)</a>', re.S
+)
+
+
+def link_texts(html_root: Path, labels: set[str]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for page in html_root.rglob("*.html"):
+        for m in _ANCHOR.finditer(page.read_text(errors="replace")):
+            if m.group(1) in labels:
+                text = " ".join(
+                    html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).split()
+                )
+                found.setdefault(m.group(1), set()).add(text)
+    return found
 
 
 def check() -> int:
     problems: list[str] = []
     if not HTML.exists():
-        print(f"no student edition at {HTML}; run `python tools/student_edition.py build` first")
+        print(
+            f"no student edition at {HTML}; run `python -m tools.student_edition "
+            "build` first"
+        )
         return 1
     solution_runs: set[str] = set()
     public_runs: set[str] = set()
+    hidden: set[str] = set()
     for path in chapter_notebooks():
         nb, removed = strip_solutions(nbformat.read(path, as_version=4))
         solution_runs |= fingerprints(removed)
         public_runs |= fingerprints(nb.cells)
-    solution_runs -= public_runs  # a sentence that also stands outside a solution is not a leak
-    # Nor is one that the package's docstrings or the plain pages say too (the API page shows them).
-    elsewhere = " ".join(" ".join(p.read_text().split()) for p in
-                         [*(ROOT / "src").rglob("*.py"), *(ROOT / "chapters").rglob("*.md"), ROOT / "intro.md"])
+        hidden |= labels_defined(removed)
+    # A sentence that also stands outside a solution is for the give-away check (it says
+    # which
+    # exercise it answers); this check is about solution text that leaks through the
+    # build.
+    solution_runs -= public_runs
+    elsewhere = " ".join(
+        " ".join(p.read_text().split())
+        for p in [
+            *(ROOT / "src").rglob("*.py"),
+            *(ROOT / "chapters").rglob("*.md"),
+            ROOT / "intro.md",
+        ]
+    )
     solution_runs = {run for run in solution_runs if run not in elsewhere}
     pages = sorted(HTML.rglob("*.html"))
-    student_text = {p: visible_text(p) for p in pages}
-    for page, text in student_text.items():
-        if 'class="solution' in page.read_text(errors="replace"):
+    for page in pages:
+        raw = page.read_text(errors="replace")
+        text = visible_text(page)
+        if 'class="solution' in raw:
             problems.append(f"{page.relative_to(HTML)}: holds a solution element")
         for run in solution_runs:
-            if run in text:
-                problems.append(f"{page.relative_to(HTML)}: shows solution text {run[:60]!r}")
-    for pattern in ("_sources", "*.ipynb"):
-        for leaked in HTML.rglob(pattern):
-            problems.append(f"{leaked.relative_to(HTML)}: the student edition must not ship sources")
-    for path in sorted(NOTEBOOKS.rglob("*.ipynb")):
+            # A run inside a longer name ("other_rng = ...") is another line.
+            if run in text and re.search(rf"(?<![\w.]){re.escape(run)}", text):
+                problems.append(
+                    f"{page.relative_to(HTML)}: shows solution text {run[:60]!r}"
+                )
+        if "the solutions, which this edition leaves out" in text:
+            problems.append(
+                f"{page.relative_to(HTML)}: a reference replaced by a parenthesis"
+            )
+    # The sources it ships (download button) and the notebooks it hands out hold no
+    # solution.
+    shipped = [*HTML.rglob("*.ipynb"), *NOTEBOOKS.rglob("*.ipynb")]
+    if not list(NOTEBOOKS.rglob("*.ipynb")):
+        problems.append(f"no student notebooks in {NOTEBOOKS}")
+    for path in shipped:
         nb = nbformat.read(path, as_version=4)
         if any(SOLUTION_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells):
-            problems.append(f"{path.relative_to(OUT)}: student notebook still holds solution cells")
-    # The check must be able to fail: the full edition, when built, shows the same solution text.
+            problems.append(
+                f"{path.relative_to(OUT)}: student notebook still holds solution cells"
+            )
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        if not code or not is_setup_cell(code[0]):
+            problems.append(
+                f"{path.relative_to(OUT)}: does not start with the set-up cell"
+            )
+    for archive in [OUT / ARCHIVE, *HTML.rglob(ARCHIVE)]:
+        with zipfile.ZipFile(archive) as zf:
+            names = [n for n in zf.namelist() if n.endswith(".ipynb")]
+            if len(names) != len(list(NOTEBOOKS.rglob("*.ipynb"))):
+                problems.append(
+                    f"{archive.relative_to(OUT)}: holds {len(names)} notebooks"
+                )
+            for name in names:
+                if f'"{SOLUTION_TAG}"' in zf.read(name).decode():
+                    problems.append(
+                        f"{archive.relative_to(OUT)}:{name}: holds solution cells"
+                    )
+    if not list(HTML.rglob(ARCHIVE)):
+        problems.append(f"the student home page does not offer {ARCHIVE}")
+    for page in pages:
+        raw = page.read_text(errors="replace")
+        if "chapters" in page.parts and page.stem in {
+            p.stem for p in NOTEBOOKS.rglob("*.ipynb")
+        }:
+            for needed in (
+                "mybinder.org/v2/gh/",
+                f"/blob/{STUDENT_BRANCH}/",
+                "download",
+            ):
+                if needed not in raw:
+                    problems.append(f"{page.relative_to(HTML)}: no {needed!r} button")
+            if "/blob/main/" in raw or "/gh/attnsig/attnsig-book/main" in raw:
+                problems.append(
+                    f"{page.relative_to(HTML)}: a launch button opens the full notebook"
+                )
+    # The same numbers in both editions, and references into solutions that read the
+    # same.
+    if not (FULL_DOCTREES / "environment.pickle").exists():
+        problems.append(
+            f"no full edition at {FULL_DOCTREES}: build it (`make book`) before this "
+            "check"
+        )
+    else:
+        full, student = numbering(FULL_DOCTREES), numbering(STUDENT_DOCTREES)
+        problems += compare_numbering(full, student)
+        # The exercise map writes its numbers out: they must be the book's numbers.
+        for e in exercises():
+            key = f"exercise:{e['doc'].lstrip('/')}#{e['label']}"
+            if full.get(key, e["number"]) != e["number"]:
+                problems.append(
+                    f"the exercise map calls {e['label']} Exercise {e['number']}, "
+                    f"the book numbers it {full[key]}"
+                )
+        in_full, in_student = link_texts(FULL_HTML, hidden), link_texts(HTML, hidden)
+        for label, texts in sorted(in_student.items()):
+            for text in sorted(texts - in_full.get(label, set())):
+                problems.append(
+                    f"a reference to {label} reads {text!r} in the student edition, "
+                    f"{sorted(in_full.get(label, set()))} in the full edition"
+                )
+        print(
+            f"{len(full)} numbered objects compared, "
+            f"{sum(map(len, in_student.values()))} references "
+            "into solutions compared"
+        )
+    # The check must be able to fail: the full edition, when built, shows the same
+    # solution text.
     if FULL_HTML.exists() and solution_runs:
         full_text = " ".join(visible_text(p) for p in FULL_HTML.rglob("*.html"))
         seen = sum(run in full_text for run in solution_runs)
         if seen < len(solution_runs) // 2:
-            problems.append(f"only {seen} of {len(solution_runs)} solution fingerprints appear in the full "
-                            "edition: the fingerprints no longer match rendered text, so this check is blind")
-        print(f"{seen} of {len(solution_runs)} solution fingerprints found in the full edition, "
-              f"0 allowed in the student edition")
+            problems.append(
+                f"only {seen} of {len(solution_runs)} solution fingerprints appear in "
+                "the full "
+                "edition: the fingerprints no longer match rendered text, so this "
+                "check is blind"
+            )
+        print(
+            f"{seen} of {len(solution_runs)} solution fingerprints found in the full "
+            "edition, "
+            f"0 allowed in the student edition"
+        )
     for p in problems:
         print(p)
-    print(f"student edition check: {len(pages)} pages, {len(solution_runs)} solution fingerprints, "
-          f"{len(problems)} problem(s)")
+    print(
+        f"student edition check: {len(pages)} pages, {len(solution_runs)} solution "
+        "fingerprints, "
+        f"{len(problems)} problem(s)"
+    )
+    return 1 if problems else 0
+
+
+# --- PDF of both editions
+# -----------------------------------------------------------------------------
+
+# What must not reach the LaTeX: a widget's text fallback, raw HTML, the explorers'
+# script.
+_NOT_IN_LATEX = (
+    "interactive(children",
+    "widget-view",
+    "VBox(children",
+    "<div",
+    "<script",
+    "<iframe",
+    "<img ",
+)
+
+
+def _static_outputs(source: Path) -> None:
+    """Notebooks for the PDF.
+
+    A live widget has no picture to print, so its output goes; an explorer with a static
+    figure (text/html with an image/png fallback) prints as that figure.
+    """
+    for path in chapter_notebooks(source):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [
+                    o
+                    for o in cell.get("outputs", [])
+                    if "application/vnd.jupyter.widget-view+json"
+                    not in o.get("data", {})
+                ]
+        nbformat.write(nb, path)
+
+
+def _latex(source: Path, name: str) -> Path | None:
+    jb = Path(sys.executable).parent / "jupyter-book"
+    result = subprocess.run([str(jb), "build", str(source), "--builder", "pdflatex"])
+    latex = source / "_build" / "latex"
+    pdfs = sorted(latex.glob("*.pdf"))
+    if result.returncode or not pdfs:
+        print(f"the {name} PDF was not built (see the LaTeX log in {latex})")
+        return None
+    return pdfs[0]
+
+
+def check_latex(tex: Path) -> list[str]:
+    """Widget text or raw HTML in the LaTeX of a book, and the default document name."""
+    problems = []
+    if tex.stem in ("projectnamenotset", "book", "python"):
+        problems.append(f"{tex.name}: the document is not named after the book")
+    text = tex.read_text(errors="replace")
+    for needle in _NOT_IN_LATEX:
+        if needle in text:
+            problems.append(f"{tex.name}: holds {needle!r}")
+    return problems
+
+
+def pdf() -> int:
+    """Both editions as PDF with Jupyter Book's LaTeX builder, into _build/pdf."""
+    if not shutil.which("xelatex") or not shutil.which("latexmk"):
+        print(
+            "TeX is missing: `make pdf` installs texlive-xetex, texlive-latex-extra "
+            "and latexmk"
+        )
+        return 1
+    PDF.mkdir(parents=True, exist_ok=True)
+    full = PDF / "full-source"
+    if full.exists():
+        shutil.rmtree(full)
+    full.mkdir()
+    for name in ("_toc.yml", "intro.md", "references.bib"):
+        shutil.copy(ROOT / name, full / name)
+    shutil.copytree(ROOT / "_static", full / "_static")
+    shutil.copytree(
+        ROOT / "chapters",
+        full / "chapters",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+    )
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    # nbval has checked the stored outputs; the PDF prints them rather than executing
+    # again.
+    config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
+    (full / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    student = PDF / "student-source"
+    prepare_source(student, notebooks=None)
+    # The zip is an HTML download; the PDF has no place for it.
+    (student / ARCHIVE).write_bytes(b"")
+    problems, made = [], []
+    for source, name in ((full, "full"), (student, "student")):
+        _static_outputs(source)
+        built = _latex(source, name)
+        if built is None:
+            problems.append(f"no {name} PDF")
+            continue
+        problems += check_latex(built.with_suffix(".tex"))
+        shutil.copy(built, PDF / built.name)
+        made.append(PDF / built.name)
+    for path in made:
+        print(f"PDF: {path}")
+    for problem in problems:
+        print(problem)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    commands = {"build": build, "check": check}
+    commands = {
+        "build": build,
+        "check": check,
+        "giveaways": giveaways_command,
+        "guide": guide,
+        "pdf": pdf,
+    }
+    if len(sys.argv) == 3 and sys.argv[1] == "branch":
+        print("student branch:", ", ".join(write_branch(Path(sys.argv[2]))))
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "giveaways":
+        sys.exit(giveaways_command(Path(sys.argv[2])))
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
         print(__doc__)
         sys.exit(2)
