@@ -1,16 +1,15 @@
 """Structural checks of the book: conventions a reader, an instructor and CI rely on."""
 
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
 
+from tools import nbtools
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import nbtools  # noqa: E402
 
 NOTEBOOKS = sorted(
     p
@@ -163,37 +162,6 @@ def test_ci_runs_the_readme_test_command():
     commands = re.findall(r"^make \w+", readme, flags=re.M)
     assert "make test" in commands and "make book" in commands
     assert re.search(r"^make test$", ci, flags=re.M)
-
-
-def test_student_edition_strips_solutions_and_unlinks_their_labels():
-    import student_edition
-
-    nb = nbformat.v4.new_notebook(
-        cells=[
-            nbformat.v4.new_markdown_cell(
-                "```{exercise} E\n:label: ex-x\n\nDo it.\n```"
-            ),
-            nbformat.v4.new_markdown_cell(
-                "```{solution-start} ex-x\n:class: dropdown\n```"
-            ),
-            nbformat.v4.new_markdown_cell(
-                "```{prf:theorem} T\n:label: thm-x\n\nTrue.\n```"
-            ),
-            nbformat.v4.new_code_cell("answer = 42"),
-            nbformat.v4.new_markdown_cell("```{solution-end}\n```"),
-            nbformat.v4.new_markdown_cell("By {prf:ref}`thm-x`, see {ref}`ex-x`."),
-        ]
-    )
-    stripped, removed = student_edition.strip_solutions(nb)
-    assert [c.source[:12] for c in stripped.cells] == ["```{exercise", "By {prf:ref}"]
-    assert len(removed) == 4
-    hidden = student_edition.labels_defined(removed)
-    assert hidden == {"thm-x"}
-    text = student_edition.unlink_hidden(stripped.cells[1].source, hidden)
-    assert "thm-x" not in text and "{ref}`ex-x`" in text
-    assert student_edition.fingerprints(
-        [nbformat.v4.new_code_cell("total = compute_the_answer(first, second)")]
-    )
 
 
 def test_package_lists_every_module():
