@@ -25,11 +25,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import blas_kernels  # noqa: E402
-import lock  # noqa: E402
-import nbtools  # noqa: E402
-import publish  # noqa: E402
+from tools import blas_kernels, lock, nbtools, publish  # noqa: E402
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 PINNED_ACTION = re.compile(r"[\w.-]+/[\w./-]+@(v\d+\.\d+\.\d+|[0-9a-f]{40})")

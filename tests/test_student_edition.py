@@ -433,25 +433,6 @@ def test_exercise_numbers_follow_the_book():
     assert len(set(numbers.values())) == len(numbers)
 
 
-def test_student_branch_tree(tmp_path, monkeypatch):
-    notebooks = tmp_path / "built"
-    target = notebooks / "chapters" / "part" / "ch.ipynb"
-    target.parent.mkdir(parents=True)
-    nbformat.write(book(md("# Chapter")), target)
-    monkeypatch.setattr(se, "NOTEBOOKS", notebooks)
-    written = se.write_branch(tmp_path / "branch")
-    # Binder installs requirements.txt: its `-e .` needs pyproject.toml, README, src.
-    assert {
-        "chapters",
-        "requirements.txt",
-        "pyproject.toml",
-        "README.md",
-        "src",
-    } <= set(written)
-    assert (tmp_path / "branch" / "chapters" / "part" / "ch.ipynb").exists()
-    assert not list((tmp_path / "branch").rglob("__pycache__"))
-
-
 def test_rendered_references_are_read_from_the_html(tmp_path):
     page = tmp_path / "ch.html"
     page.write_text(

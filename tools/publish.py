@@ -1,9 +1,9 @@
 """Assemble what the publishing workflow deploys (.github/workflows/publish.yml).
 
-    python tools/publish.py site [--require-pdf]  # _build/site: the Pages tree
-    python tools/publish.py student-tree DIR      # the `student` branch, into DIR
-    python tools/publish.py check-tag TAG         # a release tag is v<__version__>
-    python tools/publish.py release-notes         # this version in CHANGELOG.md
+    python -m tools.publish site [--require-pdf]  # _build/site: the Pages tree
+    python -m tools.publish student-tree DIR      # the `student` branch, into DIR
+    python -m tools.publish check-tag TAG         # a release tag is v<__version__>
+    python -m tools.publish release-notes         # this version in CHANGELOG.md
 
 Run after `make test` (which builds both editions) and `make pdf`. Everything here runs
 locally; only the upload, the Pages deployment and the push of the `student` branch need
@@ -24,8 +24,7 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbtools import book_version, repository_url  # noqa: E402
+from tools.nbtools import book_version, repository_url
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"

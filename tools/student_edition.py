@@ -5,7 +5,6 @@
     python -m tools.student_edition giveaways  # key results shown outside a solution
     python -m tools.student_edition guide      # the exercise map of the guide
     python -m tools.student_edition pdf        # both editions as PDF, in _build/pdf
-    python -m tools.student_edition branch DIR # the tree of the `student` branch
 
 `check` needs both editions built; `pdf` needs TeX.
 
@@ -390,44 +389,6 @@ def write_archive(notebooks: Path, archive: Path) -> None:
         zf.writestr(
             "attnsig-student-notebooks/requirements.txt", "\n".join(requirements) + "\n"
         )
-
-
-# What the `student` branch holds besides the student notebooks: what Binder needs to
-# install the package (`-e .` in requirements.txt) and the terms of reuse. Optional
-# entries are copied when they exist.
-BRANCH_FILES = ["requirements.txt", "pyproject.toml", "README.md", "src"]
-BRANCH_OPTIONAL = [
-    "runtime.txt",
-    "binder",
-    "LICENSE",
-    "LICENSE-TEXT",
-    "LICENSE.md",
-    "CITATION.cff",
-]
-
-
-def write_branch(target: Path) -> list[str]:
-    """Write the tree of the `student` branch into `target` (which must not exist).
-
-    The student notebooks (built by `build`) at `chapters/<part>/<chapter>.ipynb`, where
-    the student edition's launch buttons look for them, and the files Binder installs.
-    """
-    if not list(NOTEBOOKS.rglob("*.ipynb")):
-        raise FileNotFoundError(
-            f"no student notebooks in {NOTEBOOKS}: run `build` first"
-        )
-    target.mkdir(parents=True)
-    shutil.copytree(NOTEBOOKS / "chapters", target / "chapters")
-    written = ["chapters"]
-    for name in BRANCH_FILES + [n for n in BRANCH_OPTIONAL if (ROOT / n).exists()]:
-        source = ROOT / name
-        if source.is_dir():
-            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-            shutil.copytree(source, target / name, ignore=ignore)
-        else:
-            shutil.copy(source, target / name)
-        written.append(name)
-    return written
 
 
 def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
@@ -1333,9 +1294,6 @@ if __name__ == "__main__":
         "guide": guide,
         "pdf": pdf,
     }
-    if len(sys.argv) == 3 and sys.argv[1] == "branch":
-        print("student branch:", ", ".join(write_branch(Path(sys.argv[2]))))
-        sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "giveaways":
         sys.exit(giveaways_command(Path(sys.argv[2])))
     if len(sys.argv) != 2 or sys.argv[1] not in commands:
