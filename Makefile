@@ -26,6 +26,7 @@ book: $(STAMP)
 # writes it); the book is then rendered from the stored outputs nbval has just verified.
 test: $(TEST_STAMP)
 	@mkdir -p _build
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
