@@ -252,3 +252,22 @@ def test_notebook_check_catches_display_math_glued_to_text():
         assert not nbtools.glued_math(source), f"false alarm: {source!r}"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glued[0])])
     assert any("raw TeX" in p for p in nbtools.check(nb, "nb"))
+
+
+def test_notebook_check_caps_code_cells_unless_tagged():
+    def cell(lines, tags=()):
+        c = nbformat.v4.new_code_cell("\n".join(f"x{k} = {k}" for k in range(lines)))
+        c.execution_count = 1
+        if tags:
+            c.metadata["tags"] = list(tags)
+        return c
+
+    def long_cell_problems(c):
+        nb = nbformat.v4.new_notebook(cells=[c])
+        return [p for p in nbtools.check(nb, "nb") if "split it" in p]
+
+    assert not long_cell_problems(cell(nbtools.MAX_CELL_LINES))
+    assert long_cell_problems(cell(nbtools.MAX_CELL_LINES + 1))
+    assert not long_cell_problems(
+        cell(nbtools.MAX_CELL_LINES + 1, tags=[nbtools.LONG_CELL_TAG])
+    )

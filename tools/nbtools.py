@@ -60,6 +60,10 @@ SETUP_SOURCE = setup_source(REPO_URL, book_version())
 SETUP_TAGS = ["remove-cell"]
 SOLUTION_TAG = "solution"
 IGNORE_OUTPUT_TAG = "nbval-ignore-output"
+# One idea per code cell: at most this many non-blank lines, unless the cell is tagged
+# LONG_CELL_TAG (for the rare table or construction that reads better whole).
+MAX_CELL_LINES = 30
+LONG_CELL_TAG = "long-cell"
 
 _START = re.compile(r"```+\{solution-start\}")
 _END = re.compile(r"```+\{solution-end\}")
@@ -269,6 +273,12 @@ def check(nb, name: str = "notebook") -> list[str]:
         if cell.cell_type == "code":
             if cell.source.strip() and cell.get("execution_count") is None:
                 problems.append(f"{name}: code cell {i} has no stored execution")
+            lines = sum(1 for line in cell.source.splitlines() if line.strip())
+            if lines > MAX_CELL_LINES and LONG_CELL_TAG not in _tags(cell):
+                problems.append(
+                    f"{name}: code cell {i} has {lines} lines; split it (at most "
+                    f"{MAX_CELL_LINES}, or tag it '{LONG_CELL_TAG}')"
+                )
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error":
                     problems.append(f"{name}: code cell {i} stores an error")
@@ -310,10 +320,12 @@ def execute(path: Path, timeout: int = 600) -> None:
         timeout=timeout,
         kernel_name="python3",
         record_timing=False,
-        store_widget_state=False,
         resources={"metadata": {"path": str(path.parent)}},
     )
+    # nbclient 0.11 cannot run Output widgets with store_widget_state=False: let it
+    # store the state, then drop it as fix() does.
     client.execute()
+    nb.metadata.pop("widgets", None)
     nbformat.write(nb, path)
 
 
