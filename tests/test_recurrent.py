@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _oracles import torch  # imported when first used; skips without it
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,25 +21,6 @@ from attnsig.recurrent import (
     self_attention_param_count,
     softmax_jacobian,
 )
-
-
-class _Oracle:
-    """PyTorch, imported when an oracle test first uses it: without it those tests skip
-    and every other test in this file still runs (the hand cases need only
-    requirements.txt)."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):  # pytest's collector asks for __test__ and the like
-            raise AttributeError(name)
-        return getattr(
-            pytest.importorskip(
-                "torch", reason="the PyTorch oracle (requirements-test.txt)"
-            ),
-            name,
-        )
-
-
-torch = _Oracle()
 
 
 def _weights(rng, d_in=3, hidden=4, scale=0.5):
