@@ -131,10 +131,10 @@ def test_markdown_pages_hold_no_solutions():
         )
 
 
-def test_api_reference_covers_every_public_module():
-    api = (ROOT / "chapters" / "appendix" / "api.md").read_text()
+def _public_modules() -> list[str]:
+    """The package's public modules and subpackages, by file."""
     package = ROOT / "src" / "attnsig"
-    modules = sorted(
+    return sorted(
         [p.stem for p in package.glob("*.py") if not p.stem.startswith("_")]
         + [
             p.parent.name
@@ -142,6 +142,11 @@ def test_api_reference_covers_every_public_module():
             if not p.parent.name.startswith("_")
         ]
     )
+
+
+def test_api_reference_covers_every_public_module():
+    api = (ROOT / "chapters" / "appendix" / "api.md").read_text()
+    modules = _public_modules()
     missing = [m for m in modules if f"automodule:: attnsig.{m}" not in api]
     assert not missing, f"modules missing from the API reference: {missing}"
 
@@ -167,15 +172,7 @@ def test_ci_runs_the_readme_test_command():
 def test_package_lists_every_module():
     import attnsig
 
-    package = ROOT / "src" / "attnsig"
-    modules = sorted(
-        [p.stem for p in package.glob("*.py") if not p.stem.startswith("_")]
-        + [
-            p.parent.name
-            for p in package.glob("*/__init__.py")
-            if not p.parent.name.startswith("_")
-        ]
-    )
+    modules = _public_modules()
     assert sorted(attnsig.__all__) == modules
     for name in modules:
         assert f"``attnsig.{name}``" in attnsig.__doc__, (
