@@ -42,6 +42,16 @@ __all__ = [
 ]
 
 
+def _asarray(x: Any, name: str, expected: str) -> np.ndarray:
+    """``np.asarray(x)``, or a TypeError naming ``name`` when NumPy cannot make one."""
+    try:
+        return np.asarray(x)
+    except Exception as exc:  # ragged nested lists and the like
+        raise TypeError(
+            f"{name} must be {expected}; got {type(x).__name__} ({exc})"
+        ) from None
+
+
 def _describe(value: Any) -> str:
     return f"{value!r} of type {type(value).__name__}"
 
@@ -79,12 +89,7 @@ def as_float_array(
     ...
     TypeError: x must be an array of real numbers; got dtype <U2
     """
-    try:
-        arr = np.asarray(x)
-    except Exception as exc:  # ragged nested lists and the like
-        raise TypeError(
-            f"{name} must be an array of real numbers; got {type(x).__name__} ({exc})"
-        ) from None
+    arr = _asarray(x, name, "an array of real numbers")
     if arr.dtype == bool and not allow_bool:
         raise TypeError(
             f"{name} must be real numbers, not booleans; got {_describe(x)}"
@@ -533,12 +538,7 @@ def as_int_array(x: Any, name: str, expected: str = "integers") -> np.ndarray:
     ...
     TypeError: tokens must be integers; got dtype float64
     """
-    try:
-        arr = np.asarray(x)
-    except Exception as exc:  # ragged nested lists and the like
-        raise TypeError(
-            f"{name} must be {expected}; got {type(x).__name__} ({exc})"
-        ) from None
+    arr = _asarray(x, name, expected)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be {expected}; got dtype {arr.dtype}")
     return arr.astype(np.int64)
