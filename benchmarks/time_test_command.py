@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -29,21 +28,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from run import cpu_model  # benchmarks/run.py: one reading of the CPU model
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _clone(parent: Path, name: str) -> Path:
@@ -116,7 +107,7 @@ def main() -> int:
         text=True,
     ).stdout.strip()
     machine = {
-        "cpu": _cpu(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "blas": kernels,
         "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "unset"),
