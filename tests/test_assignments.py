@@ -8,9 +8,13 @@ Docker) into one score table:
 * `student.ipynb`, the student notebook as handed out (stubs `name = ...`): no point on
   any auto-checked question;
 * `mistakes-<k>.ipynb`, the solution notebook with the k-th typical wrong answer of
-  every question (`wrong` in its metadata) put in place of the answer: no point on each
-  of those questions. The k-th mistakes of all questions share one notebook, so a
-  chapter costs a few grading runs.
+  every question (`wrong` in its metadata) put in place of the answer: each of those
+  questions loses points (all of them, unless the question gives partial credit, as a
+  verdict question does per claim). The k-th mistakes of all questions share one
+  notebook, so a chapter costs a few grading runs.
+
+In every chapter at least three quarters of the exercises with a computable answer are
+auto-checked (`assignments.COVERAGE`).
 
 Chapters without metadata are skipped by the build (`test_unannotated_are_skipped`).
 """
@@ -90,9 +94,17 @@ def test_every_exercise_is_annotated(graded):
         spec = q["spec"]
         if q["answer_cell"] is None:
             assert spec.get("manual") and spec.get("rubric"), q["label"]
+            assert spec.get("kind") in assignments.KINDS, f"{q['label']}: kind?"
         else:
             assert spec.get("hidden") and spec.get("public"), q["label"]
             assert spec.get("wrong"), f"{q['label']}: no typical wrong answer to test"
+
+
+def test_computable_answers_are_checked(graded):
+    auto, computable = assignments.coverage(graded["qs"])
+    assert auto >= assignments.COVERAGE * computable, (
+        f"{auto} of {computable} computable answers auto-checked"
+    )
 
 
 def test_one_table_for_the_folder(graded):
@@ -114,9 +126,15 @@ def test_stubs_fail(graded):
 
 
 def test_typical_mistakes_fail(graded):
+    auto = graded["auto"]
     for sub, wrong in graded["mistakes"].items():
         row = graded["table"][sub]
-        passed = {q: label for q, label in wrong.items() if float(row.get(q) or 0)}
+        passed = {
+            q: label
+            for q, label in wrong.items()
+            if float(row.get(q) or 0) >= auto[q]["points"]
+            or (not auto[q].get("partial") and float(row.get(q) or 0))
+        }
         assert not passed, f"{sub}: typical mistakes that still score: {passed}"
 
 
@@ -136,3 +154,48 @@ def test_unannotated_are_skipped(tmp_path):
     for p in assignments.chapters():
         if p not in ANNOTATED:
             assert assignments.build_one(p, tmp_path) is None
+
+
+def test_verdict_tables_parse():
+    """The answer key of a verdict exercise is read off its table, row by row."""
+    table = nbformat.v4.new_markdown_cell(
+        "| part | the sheet says | verdict | where |\n| --- | --- | --- | --- |\n"
+        "| (a) | $\\lvert x\\rvert \\| y$ | right with a caveat: small $x$ | ref |\n"
+        "| (b) | the scale | Wrong mechanism: variance | ref |\n"
+        "| (b) | $W_Q$ row 3 | garbled (read $-1/2$) | ref |\n"
+    )
+    k, claims = assignments.verdict_table([nbformat.v4.new_code_cell(""), table], "x")
+    assert k == 1
+    assert claims == [
+        ("(a): $\\lvert x\\rvert \\| y$", "right with a caveat"),
+        ("(b): the scale", "wrong"),
+        ("(b): $W_Q$ row 3", "garbled"),
+    ]
+    spec = assignments.verdict_spec({"points": 2}, claims)
+    assert spec["key"] == {1: "right with a caveat", 2: "wrong", 3: "garbled"}
+    assert set(spec["wrong"]) == {"trusting the sheet", "rejecting every claim"}
+    with pytest.raises(ValueError, match="should start with one of"):
+        assignments.verdict_of("fine, mostly")
+    with pytest.raises(ValueError, match="cells, the header"):
+        bad = nbformat.v4.new_markdown_cell(table.source + "| (c) | lost | right |\n")
+        assignments.verdict_table([bad], "x")
+
+
+def test_page_is_current():
+    text = assignments.PAGE.read_text()
+    assert assignments.page_text(text) == text, "run `python -m tools.assignments page`"
+
+
+def test_colab_finds_the_published_checks(tmp_path):
+    """Opened alone (Colab), the notebook fetches its public checks from the student
+    branch, where `tools.publish student-tree` puts each assignment's student folder.
+    """
+    from tools import publish
+
+    path = next(p for p in ANNOTATED if p.stem == "tour")
+    nb = assignments.master_notebook(nbformat.read(path, as_version=4), "tour")
+    setup = next(c.source for c in nb.cells if "otter.Notebook" in c.source)
+    url = assignments.tests_url("tour")
+    assert f'checks = "{url}"' in setup and '"tour_1d"' in setup
+    branch = f"/{assignments.STUDENT_BRANCH}/{publish.ASSIGNMENTS.name}/tour/tests"
+    assert url.startswith("https://raw.githubusercontent.com/") and url.endswith(branch)

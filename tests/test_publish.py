@@ -468,10 +468,19 @@ def test_student_branch_tree_and_push(tmp_path, monkeypatch):
     (notebooks / "chapters" / "part").mkdir(parents=True)
     nbformat.write(nb, notebooks / "chapters" / "part" / "chapter.ipynb")
     monkeypatch.setattr(publish, "STUDENT_NOTEBOOKS", notebooks)
+    monkeypatch.setattr(publish, "ASSIGNMENTS", tmp_path / "assignments")
     tree = tmp_path / "tree"
+    assert publish.student_tree(tree, "0123abc") == 1  # `make assignments` first
+    student = tmp_path / "assignments" / "chapter" / "student"
+    (student / "tests").mkdir(parents=True)
+    nbformat.write(nb, student / "chapter.ipynb")
+    (student / "tests" / "q1.py").write_text("OK_FORMAT = False\n")
     assert publish.student_tree(tree, "0123abc") == 0
     assert (tree / "chapters" / "part" / "chapter.ipynb").exists()
+    assert (tree / "assignments" / "chapter" / "chapter.ipynb").exists()
+    assert (tree / "assignments" / "chapter" / "tests" / "q1.py").exists()
     requirements = (tree / "binder" / "requirements.txt").read_text()
+    assert re.search(r"^otter-grader==[\d.]+$", requirements, flags=re.M)
     assert f"attnsig @ git+{nbtools.REPO_URL}@0123abc" in requirements
     assert "-e ." not in requirements and "-c constraints.txt" in requirements
     assert (tree / "binder" / "runtime.txt").read_text() == (

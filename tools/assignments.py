@@ -2,6 +2,7 @@
 
     python -m tools.assignments build [CHAPTER...]  student + autograder per chapter
     python -m tools.assignments grade CHAPTER DIR   grade DIR's notebooks: one table
+    python -m tools.assignments page                the book's table of assignments
 
 Run from the repository root. The chapter notebook is the only source. An exercise
 becomes a question through metadata on the cells of its gated solution (`solution-start`
@@ -21,11 +22,28 @@ becomes a question through metadata on the cells of its gated solution (`solutio
   turns the solution's answer into that mistake: `tests/test_assignments.py` checks
   that each one loses the question. A check is a function whose arguments are looked
   up among the notebook's names (otter's exception-based tests).
+* on the `solution-start` cell of a verdict exercise (the sheet's claims judged in a
+  table whose header has a "verdict" column)::
+
+      {"points": 3, "verdicts": true, "rubric": ["the written part (points)", ...]}
+
+  The table is the answer key: each row's claim (the column before the verdict, after
+  a leading part/question column if there is one) becomes a numbered claim, each
+  verdict cell starts with one of `VERDICTS`. The student defines `verdicts`, a dict
+  claim number -> verdict; one hidden check per claim (a flagged claim, "wrong" or
+  "garbled", must be flagged, an accepted one accepted) gives partial credit, and the
+  typical wrong answers are "trusting the sheet" and "rejecting every claim".
 * on the `solution-start` cell (question graded by hand, e.g. a proof)::
 
-      {"points": 3, "manual": true, "rubric": ["criterion (points)", ...]}
+      {"points": 3, "manual": true, "kind": "proof",
+       "rubric": ["criterion (points)", ...]}
 
-  The rubric goes to the grader's material (`autograder/rubric.md`).
+  `kind` is "proof", "explanation", "figure" or, for an answer that could be computed
+  but is graded by hand, "computable" (it counts against `COVERAGE`). The rubric goes
+  to the grader's material (`autograder/rubric.md`).
+
+In each chapter at least `COVERAGE` of the exercises with a computable answer (auto,
+verdicts, manual "computable") are auto-checked.
 
 A chapter without any `assignment` metadata is skipped (and listed as such). Output:
 `_build/assignments/<chapter>/{student,autograder}` (otter assign's layout: the student
@@ -44,6 +62,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -53,21 +72,62 @@ if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
     sys.path.insert(0, str(ROOT))
 
 
-from tools.nbtools import is_setup_cell  # noqa: E402
+from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
+from tools.student_edition import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
 
 # The checks need otter-grader: the set-up cell installs it where it is missing (Colab,
 # Binder) and creates the `grader` that the check cells call.
 SETUP_OTTER = """
+import os
+
 try:
     import otter
 except ImportError:  # a fresh Colab runtime
     %pip install --quiet otter-grader==7.0.0
     import otter
+if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its checks
+    import urllib.request
+
+    os.makedirs("tests")
+    checks = "{tests_url}"
+    for q in {questions}:
+        urllib.request.urlretrieve(f"{{checks}}/{{q}}.py", f"tests/{{q}}.py")
 grader = otter.Notebook("{name}.ipynb")"""
+WRITTEN = (
+    "**Written part** (graded by hand): replace this text with your argument, and say "
+    "which computation supports it."
+)
+# Where the published student branch keeps the assignments (tools/publish.py).
+ASSIGNMENTS_DIR = "assignments"
+
+
+def tests_url(name: str) -> str:
+    """The public checks of an assignment on the published student branch."""
+    owner_repo = repository_url().split("github.com/", 1)[1]
+    return (
+        f"https://raw.githubusercontent.com/{owner_repo}/{STUDENT_BRANCH}/"
+        f"{ASSIGNMENTS_DIR}/{name}/tests"
+    )
+
+
 OUT = ROOT / "_build" / "assignments"
 # Seconds one grading run may take (a chapter runs in well under a minute).
 RUN_TIMEOUT = 240
 KEY = "assignment"
+# The verdicts a student gives a sheet's claim (the chapters' verdict tables use them).
+VERDICTS = ("right", "right with a caveat", "wrong", "garbled", "unverifiable")
+# What each of the book's verdicts accepts from a student: a garbled formula read
+# literally is wrong, and a claim the book cannot verify may be taken on trust.
+ACCEPTS = {
+    "right": ("right", "right with a caveat"),
+    "right with a caveat": ("right", "right with a caveat"),
+    "wrong": ("wrong",),
+    "garbled": ("garbled", "wrong"),
+    "unverifiable": ("unverifiable", "right", "right with a caveat"),
+}
+FLAGGED = ("wrong", "garbled")
+KINDS = ("proof", "explanation", "figure", "computable")
+COVERAGE = 0.75
 _START = re.compile(r"```+\{solution-start\}\s*(\S+)")
 _EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
 _GATE = re.compile(r"```+\{solution-(start|end)\}")
@@ -75,7 +135,8 @@ _END = re.compile(r"```+\{solution-end\}")
 
 
 def chapters() -> list[Path]:
-    return sorted((ROOT / "chapters").glob("*/*.ipynb"))
+    """The chapter notebooks, in the book's order."""
+    return chapter_notebooks(ROOT)
 
 
 def is_annotated(nb) -> bool:
@@ -110,10 +171,14 @@ def questions(nb) -> list[dict]:
             stop += 1
         stop += 1  # the solution-end cell belongs to the block
         label = m.group(1)
-        spec, answer_cell = nb.cells[start].metadata.get(KEY), None
+        spec, answer_cell, claims = nb.cells[start].metadata.get(KEY), None, None
         for j in range(start, stop):
             if nb.cells[j].cell_type == "code" and KEY in nb.cells[j].metadata:
                 spec, answer_cell = nb.cells[j].metadata[KEY], j
+        if spec is not None and spec.get("verdicts"):
+            answer_cell, claims = verdict_table(nb.cells[start:stop], label)
+            answer_cell += start
+            spec = verdict_spec(spec, claims)
         found.append(
             {
                 "label": label,
@@ -123,10 +188,105 @@ def questions(nb) -> list[dict]:
                 "stop": stop,
                 "spec": spec,
                 "answer_cell": answer_cell,
+                "claims": claims,
             }
         )
         i = stop
     return found
+
+
+def coverage(qs: list[dict]) -> tuple[int, int]:
+    """(auto-checked, with a computable answer) among a chapter's questions."""
+    auto = sum(q["answer_cell"] is not None for q in qs)
+    by_hand = sum(
+        q["answer_cell"] is None and (q["spec"] or {}).get("kind") == "computable"
+        for q in qs
+    )
+    return auto, auto + by_hand
+
+
+# --- Verdict tables
+
+
+def _row(line: str) -> list[str]:
+    """The cells of a Markdown table row (a `\\|` inside a cell is no separator)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def verdict_of(text: str) -> str:
+    """The verdict a table cell starts with ("right with a caveat: ..." -> that)."""
+    low = text.lower().lstrip("*_ ")
+    for verdict in sorted(VERDICTS, key=len, reverse=True):
+        if re.match(re.escape(verdict) + r"\b", low):
+            return verdict
+    raise ValueError(
+        f"a verdict cell should start with one of {VERDICTS}, got {text[:60]!r}"
+    )
+
+
+def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
+    """The index (within `cells`) of the verdict table and its (claim, verdict) rows."""
+    for k, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        rows = [line for line in cell.source.splitlines() if line.startswith("|")]
+        if len(rows) < 3:
+            continue
+        header = [h.lower() for h in _row(rows[0])]
+        where = [i for i, h in enumerate(header) if "verdict" in h]
+        if not where or where[0] == 0:
+            continue
+        v = where[0]
+        claims = []
+        for line in rows[2:]:
+            row = _row(line)
+            if len(row) != len(header):
+                raise ValueError(
+                    f"{label}: a row of the verdict table has {len(row)} cells, the "
+                    f"header {len(header)}: {line[:80]!r}"
+                )
+            claim = row[v - 1]
+            if v >= 2 and row[0]:  # a part or question column first
+                claim = f"{row[0]}: {claim}"
+            claims.append((claim, verdict_of(row[v])))
+        return k, claims
+    raise ValueError(f"{label}: no table with a verdict column in its solution")
+
+
+def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
+    """A verdict exercise's full question: stub, checks and typical mistakes."""
+    n = len(claims)
+    key = {i + 1: verdict for i, (_, verdict) in enumerate(claims)}
+    public = (
+        "def test_form(verdicts):\n"
+        f"    allowed = {VERDICTS!r}\n"
+        "    assert isinstance(verdicts, dict), "
+        "'verdicts: a dict, claim number -> verdict'\n"
+        f"    assert sorted(verdicts) == list(range(1, {n + 1})), "
+        f"'one verdict for each claim, numbered 1 to {n}'\n"
+        "    bad = sorted(k for k, v in verdicts.items() if v not in allowed)\n"
+        "    assert not bad, f'claims {bad}: answer one of {allowed}'"
+    )
+    hidden = [
+        f"def test_claim_{i}(verdicts):\n"
+        f"    assert verdicts.get({i}) in {ACCEPTS[verdict]!r}"
+        for i, verdict in key.items()
+    ]
+    wrong = {}
+    if any(v in FLAGGED for v in key.values()):
+        wrong["trusting the sheet"] = "verdicts = {k: 'right' for k in verdicts}"
+    if any("wrong" not in ACCEPTS[v] for v in key.values()):
+        wrong["rejecting every claim"] = "verdicts = {k: 'wrong' for k in verdicts}"
+    describe = (
+        f"verdicts: a dict, claim number (1 to {n}, as listed above) -> one of\n"
+        + ", ".join(f'"{v}"' for v in VERDICTS)
+    )
+    full = dict(spec)
+    full.update(
+        answer=["verdicts"], describe=describe, public=[public], hidden=hidden,
+        wrong=wrong, key=key, partial=True,
+    )  # fmt: skip
+    return full
 
 
 # --- The otter assign master notebook
@@ -184,7 +344,10 @@ def master_notebook(nb, name: str):
             continue
         if is_setup_cell(cell):
             cell = _clean(cell)
-            cell.source += SETUP_OTTER.format(name=name)
+            auto = [q["name"] for q in questions(nb) if q["answer_cell"] is not None]
+            cell.source += SETUP_OTTER.format(
+                name=name, questions=json.dumps(auto), tests_url=tests_url(name)
+            )
         if i not in qs or qs[i]["spec"] is None:
             cells.append(_clean(cell))
             continue
@@ -194,32 +357,33 @@ def master_notebook(nb, name: str):
         qconf = {"name": q["name"], "points": spec.get("points", 1)}
         if manual:
             qconf["manual"] = True
-        else:
+        elif not spec.get("partial"):
             qconf["all_or_nothing"] = True
         cells.append(_raw("# BEGIN QUESTION\n" + _yaml(qconf)))
         cells.append(_clean(cell))
+        if q["claims"]:
+            cells.append(_md(_claims_prompt(q["claims"])))
         cells.append(_raw("# BEGIN SOLUTION"))
         block = nb.cells[q["start"] : q["stop"]]
+        if q["claims"]:
+            cells.append(_code(_verdicts_cell(spec)))
+        text = [c.source for c in block if c.cell_type == "markdown"]
+        text = "\n\n".join(t for t in text if not _GATE.search(t))
         if manual:
-            text = [c.source for c in block if c.cell_type == "markdown"]
-            text = [t for t in text if not _GATE.search(t)]
-            cells.append(_md("\n\n".join(text) or "(answer)"))
+            cells.append(_md(text or "(answer)"))
             code = [c.source for c in block if c.cell_type == "code"]
             if code:  # a place for the student's computation or figure
                 lines = ["# BEGIN SOLUTION", *code, "# END SOLUTION"]
                 cells.append(_code("\n".join(lines)))
             cells.append(_raw("# END SOLUTION"))
-        else:
-            code = [
-                c.source
-                for c in nb.cells[q["start"] : q["stop"]]
-                if c.cell_type == "code"
-            ]
+        elif not q["claims"]:
+            code = [c.source for c in block if c.cell_type == "code"]
             lines = ["# BEGIN SOLUTION NO PROMPT", *code, "# END SOLUTION"]
             if spec.get("describe"):
                 lines += [f"# {line}" for line in spec["describe"].splitlines()]
             lines += [f"{n} = {n}  # SOLUTION" for n in spec["answer"]]
             cells.append(_code("\n".join(lines)))
+        if not manual:
             cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
             for src in spec.get("public", []):
@@ -228,8 +392,28 @@ def master_notebook(nb, name: str):
                 cells.append(_test_cell(src, hidden=True))
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))
+        if not manual and spec.get("rubric"):
+            # A place for the written part, which the grader marks by hand (rubric.md).
+            cells.append(_md(WRITTEN))
     master = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
     return master
+
+
+def _claims_prompt(claims: list[tuple[str, str]]) -> str:
+    lines = ["The claims to judge, numbered as in `verdicts` below:", ""]
+    lines += [f"{i}. {claim.replace(chr(92) + '|', '|')}" for i, (claim, _) in
+              enumerate(claims, 1)]  # fmt: skip
+    return "\n".join(lines)
+
+
+def _verdicts_cell(spec: dict) -> str:
+    """The student's stub (a dict with `...` for every claim), then the book's key."""
+    lines = [f"# {line}" for line in spec["describe"].splitlines()]
+    lines += ["verdicts = {", *(f"    {i}: ...," for i in spec["key"]), "}"]
+    lines += ["# BEGIN SOLUTION NO PROMPT", "verdicts = {"]
+    lines += [f"    {i}: {v!r}," for i, v in spec["key"].items()]
+    lines += ["}", "# END SOLUTION"]
+    return "\n".join(lines)
 
 
 def _yaml(data: dict) -> str:
@@ -243,8 +427,15 @@ def rubric(nb, chapter: str) -> str:
     for q in questions(nb):
         spec = q["spec"] or {}
         if q["answer_cell"] is None and spec.get("manual"):
-            lines += [f"## {q['name']} ({spec.get('points', 1)} points)", ""]
+            kind = spec.get("kind", "proof")
+            lines += [f"## {q['name']} ({spec.get('points', 1)} points, {kind})", ""]
             lines += [f"- {item}" for item in spec.get("rubric", [])] + [""]
+            continue
+        if q["claims"]:
+            title = f"## {q['name']}: the book's verdicts (checked automatically)"
+            lines += [title, ""]
+            lines += [f"{i}. {v}: {c}" for i, (c, v) in enumerate(q["claims"], 1)]
+            lines.append("")
         elif spec.get("rubric"):
             # The written part of an auto-checked question, if the instructor grades it.
             lines += [f"## {q['name']}: written part (the checks grade the rest)", ""]
@@ -275,6 +466,53 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
     return dest
 
 
+# --- The assignments page of the book
+
+PAGE = ROOT / "chapters" / "appendix" / "assignments.md"
+TABLE_START = "<!-- assignment table: made by `python -m tools.assignments page` -->"
+TABLE_END = "<!-- end of the assignment table -->"
+
+
+def launch_links(name: str) -> tuple[str, str]:
+    """Colab and Binder addresses of an assignment on the published student branch."""
+    owner_repo = repository_url().split("github.com/", 1)[1]
+    path = f"{ASSIGNMENTS_DIR}/{name}/{name}.ipynb"
+    return (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/"
+        f"{STUDENT_BRANCH}/{path}",
+        f"https://mybinder.org/v2/gh/{owner_repo}/{STUDENT_BRANCH}?labpath={path}",
+    )
+
+
+def assignment_table() -> str:
+    """Per chapter: what is checked, what is graded by hand, and the launch links."""
+    lines = [
+        "| chapter | auto-checked (points) | by rubric (points) | open |",
+        "| --- | --- | --- | --- |",
+    ]
+    for path in chapters():
+        qs = questions(nbformat.read(path, as_version=4))
+        if not any(q["spec"] for q in qs):
+            continue
+        auto = [q for q in qs if q["answer_cell"] is not None]
+        manual = [q for q in qs if q["answer_cell"] is None and q["spec"]]
+        colab, binder = launch_links(path.stem)
+        doc = "/" + str(path.relative_to(ROOT).with_suffix(""))
+        points = sum(q["spec"].get("points", 1) for q in auto)
+        by_hand = sum(q["spec"].get("points", 1) for q in manual)
+        lines.append(
+            f"| {{doc}}`{doc}` | {len(auto)} ({points:g}) | "
+            f"{len(manual)} ({by_hand:g}) | [Colab]({colab}), [Binder]({binder}) |"
+        )
+    return "\n".join(lines)
+
+
+def page_text(text: str) -> str:
+    start = text.index(TABLE_START) + len(TABLE_START)
+    end = text.index(TABLE_END)
+    return text[:start] + "\n\n" + assignment_table() + "\n\n" + text[end:]
+
+
 # --- Grading
 
 
@@ -295,30 +533,34 @@ def _run(command: list[str], cwd: str, timeout: float) -> bool:
     return True
 
 
-def grade(autograder_zip: Path, submissions: list[Path]) -> list[dict]:
-    """Grade notebooks locally with `otter run` (no Docker); one row per submission."""
-    rows = []
-    for sub in submissions:
-        with tempfile.TemporaryDirectory() as tmp:
-            ag, nb = Path(autograder_zip).resolve(), Path(sub).resolve()
-            command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(ag),
-                       "-o", tmp, str(nb)]  # fmt: skip
-            # Now and then the notebook's kernel stops answering (a lost message on
-            # a busy machine) and the run waits for ever: stop it and run it again.
-            for attempt in range(3):
-                if _run(command, cwd=tmp, timeout=RUN_TIMEOUT):
-                    break
-                if attempt == 2:
-                    raise TimeoutError(f"grading {sub} did not finish three times")
-            tests = json.loads((Path(tmp) / "results.json").read_text())["tests"]
-        row = {"submission": Path(sub).name}
-        scored = [t for t in tests if "score" in t]
-        for test in scored:
-            row[test["name"]] = test["score"]
-        row["total"] = sum(t["score"] for t in scored)
-        row["possible"] = sum(t["max_score"] for t in scored)
-        rows.append(row)
-    return rows
+def grade_one(autograder_zip: Path, submission: Path) -> dict:
+    """Grade one notebook locally with `otter run` (no Docker): its row of the table."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ag, nb = Path(autograder_zip).resolve(), Path(submission).resolve()
+        command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(ag),
+                   "-o", tmp, str(nb)]  # fmt: skip
+        # Now and then the notebook's kernel stops answering (a lost message on a busy
+        # machine) and the run waits for ever: stop it and run it again.
+        for attempt in range(3):
+            if _run(command, cwd=tmp, timeout=RUN_TIMEOUT):
+                break
+            if attempt == 2:
+                raise TimeoutError(f"grading {submission} did not finish three times")
+        tests = json.loads((Path(tmp) / "results.json").read_text())["tests"]
+    row = {"submission": Path(submission).name}
+    scored = [t for t in tests if "score" in t]
+    for test in scored:
+        row[test["name"]] = test["score"]
+    row["total"] = sum(t["score"] for t in scored)
+    row["possible"] = sum(t["max_score"] for t in scored)
+    return row
+
+
+def grade(autograder_zip: Path, submissions: list[Path], jobs: int = 0) -> list[dict]:
+    """Grade notebooks, `jobs` at a time (0: one per core); one row per submission."""
+    jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda sub: grade_one(autograder_zip, sub), submissions))
 
 
 def write_table(rows: list[dict], path: Path) -> None:
@@ -331,9 +573,13 @@ def write_table(rows: list[dict], path: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"build", "grade"}:
+    if not argv or argv[0] not in {"build", "grade", "page"}:
         print(__doc__)
         return 2
+    if argv[0] == "page":
+        PAGE.write_text(page_text(PAGE.read_text()))
+        print(f"wrote the assignment table of {PAGE.relative_to(ROOT)}")
+        return 0
     if argv[0] == "build":
         wanted = set(argv[1:])
         for path in chapters():
@@ -344,13 +590,13 @@ def main(argv: list[str]) -> int:
             if dest is None:
                 print(f"skipped {rel}: no grading metadata yet")
             else:
-                nb = nbformat.read(path, as_version=4)
-                qs = questions(nb)
-                auto = sum(q["answer_cell"] is not None for q in qs)
-                manual = sum(
-                    q["answer_cell"] is None and q["spec"] is not None for q in qs
+                qs = questions(nbformat.read(path, as_version=4))
+                auto, computable = coverage(qs)
+                manual = sum(q["answer_cell"] is None for q in qs)
+                print(
+                    f"built {rel}: {auto} of {computable} computable answers "
+                    f"auto-checked, {manual} by rubric -> {dest.relative_to(ROOT)}"
                 )
-                print(f"built {rel}: {auto} auto-checked, {manual} by rubric -> {dest}")
         return 0
     chapter, folder = argv[1], Path(argv[2])
     autograder = OUT / chapter / "autograder" / "autograder.zip"

@@ -5,14 +5,15 @@
     python -m tools.publish check-tag TAG         # a release tag is v<__version__>
     python -m tools.publish release-notes         # this version in CHANGELOG.md
 
-Run after `make test` (which builds both editions) and `make pdf`. Everything here runs
-locally; only the upload, the Pages deployment and the push of the `student` branch need
-GitHub.
+Run after `make test` (which builds both editions), `make assignments` and `make pdf`.
+Everything here runs locally; only the upload, the Pages deployment and the push of the
+`student` branch need GitHub.
 
 The site: the full edition at the root, the student edition under `student/`, the PDFs
 of both editions under `pdf/`. The `student` branch: the student notebooks in the
 repository's layout (`chapters/<part>/<chapter>.ipynb`, where the student edition's
-launch buttons point), with a `binder/` folder that installs the tested environment and
+launch buttons point), the assignments (`assignments/<chapter>/`, with their public
+checks), with a `binder/` folder that installs the tested environment and
 `attnsig` at the commit the notebooks were built from.
 """
 
@@ -31,6 +32,7 @@ BUILD = ROOT / "_build"
 FULL_HTML = BUILD / "html"
 STUDENT_HTML = BUILD / "student" / "html"
 STUDENT_NOTEBOOKS = BUILD / "student" / "notebooks"
+ASSIGNMENTS = BUILD / "assignments"
 PDFS = BUILD / "pdf"
 SITE = BUILD / "site"
 
@@ -74,6 +76,9 @@ def _binder_requirements(commit: str) -> str:
         if line.strip().startswith("-e"):
             continue
         lines.append(line)
+    # The assignments' checks (tools/assignments.py) run with otter-grader.
+    tests = (ROOT / "requirements-test.txt").read_text()
+    lines += re.findall(r"^otter-grader==\S+$", tests, flags=re.M)
     lines.append(f"attnsig @ git+{repository_url()}@{commit}")
     lines.append("-c constraints.txt")
     return "\n".join(lines) + "\n"
@@ -93,6 +98,14 @@ def student_tree(target: Path, commit: str) -> int:
     shutil.copytree(
         STUDENT_NOTEBOOKS, target if nested else target / "chapters", dirs_exist_ok=True
     )
+    # The assignments (`make assignments`): each chapter's student folder, the notebook
+    # with its public checks, where the assignments page's launch links point.
+    if not ASSIGNMENTS.exists():
+        print(f"no {ASSIGNMENTS}: run `make assignments` first")
+        return 1
+    for chapter in sorted(ASSIGNMENTS.glob("*/student")):
+        dest = target / ASSIGNMENTS.name / chapter.parent.name
+        shutil.copytree(chapter, dest)
     binder = target / "binder"
     binder.mkdir()
     shutil.copy(ROOT / "binder" / "runtime.txt", binder / "runtime.txt")

@@ -902,10 +902,30 @@ def exercises(root: Path = ROOT) -> list[dict]:
     return found
 
 
+def grading(root: Path = ROOT) -> dict[str, str]:
+    """How each exercise is graded in its chapter's assignment (tools/assignments)."""
+    from tools import assignments  # it imports this module
+
+    found = {}
+    for path in chapter_notebooks(root):
+        for q in assignments.questions(nbformat.read(path, as_version=4)):
+            spec = q["spec"] or {}
+            if q["claims"]:
+                found[q["label"]] = "checks per claim"
+            elif q["answer_cell"] is not None:
+                found[q["label"]] = "checks" + (
+                    " + rubric" if spec.get("rubric") else ""
+                )
+            elif spec.get("manual"):
+                found[q["label"]] = f"rubric ({spec.get('kind', 'proof')})"
+    return found
+
+
 def exercise_map(root: Path = ROOT) -> str:
     """The exercise-by-exercise map of every sheet, as Markdown tables."""
     data = yaml.safe_load(EXERCISE_MAP.read_text())
     book = exercises(root)
+    graded = grading(root)
     missing = [e["label"] for e in book if e["label"] not in data["exercises"]]
     if missing:
         raise ValueError(
@@ -924,8 +944,8 @@ def exercise_map(root: Path = ROOT) -> str:
             "all.",
             "",
             "| sheet question | book exercise | title | chapter | time | needs | "
-            "worked solution |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            "worked solution | assignment |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for e in rows:
             info = data["exercises"][e["label"]]
@@ -937,7 +957,8 @@ def exercise_map(root: Path = ROOT) -> str:
                 f"{{ref}}`Exercise {e['number']} <{e['label']}>` | {title} | "
                 f"{{doc}}`{e['doc']}` | "
                 f"{info['minutes']} min | {info['needs']} | "
-                f"{'yes' if e['solved'] else 'no'} |"
+                f"{'yes' if e['solved'] else 'no'} | "
+                f"{graded.get(e['label'], 'not assigned')} |"
             )
         lines.append("")
     return "\n".join(lines)
