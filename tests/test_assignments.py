@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import csv
 import os
+import re
 
 import nbformat
 import pytest
@@ -98,6 +99,17 @@ def test_every_exercise_is_annotated(graded):
         else:
             assert spec.get("hidden") and spec.get("public"), q["label"]
             assert spec.get("wrong"), f"{q['label']}: no typical wrong answer to test"
+
+
+def test_rubric_items_carry_points(graded):
+    """Each criterion of a rubric ends with its points; a manual question's add up."""
+    for q in graded["qs"]:
+        items = q["spec"].get("rubric", [])
+        points = [re.search(r"\((\d+(?:\.\d+)?)\)$", item.strip()) for item in items]
+        assert all(points), f"{q['label']}: a rubric item without its points"
+        if q["answer_cell"] is None:
+            total = sum(float(m.group(1)) for m in points)
+            assert total == q["spec"]["points"], f"{q['label']}: rubric adds to {total}"
 
 
 def test_computable_answers_are_checked(graded):

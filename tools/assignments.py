@@ -338,9 +338,7 @@ def master_notebook(nb, name: str):
     for i, cell in enumerate(nb.cells):
         if i in in_block:
             continue  # a solution: emitted with its question, or dropped
-        if cell.cell_type == "code" and "static_explorer(" in cell.source:
-            # The pictures of the HTML page; in Jupyter the live explorer does the job,
-            # and drawing every setting would slow each grading run down.
+        if _is_pictures(cell):
             continue
         if is_setup_cell(cell):
             cell = _clean(cell)
@@ -371,13 +369,17 @@ def master_notebook(nb, name: str):
         text = "\n\n".join(t for t in text if not _GATE.search(t))
         if manual:
             cells.append(_md(text or "(answer)"))
-            code = [c.source for c in block if c.cell_type == "code"]
+            code = [
+                c.source for c in block if c.cell_type == "code" and not _is_pictures(c)
+            ]
             if code:  # a place for the student's computation or figure
                 lines = ["# BEGIN SOLUTION", *code, "# END SOLUTION"]
                 cells.append(_code("\n".join(lines)))
             cells.append(_raw("# END SOLUTION"))
         elif not q["claims"]:
-            code = [c.source for c in block if c.cell_type == "code"]
+            code = [
+                c.source for c in block if c.cell_type == "code" and not _is_pictures(c)
+            ]
             lines = ["# BEGIN SOLUTION NO PROMPT", *code, "# END SOLUTION"]
             if spec.get("describe"):
                 lines += [f"# {line}" for line in spec["describe"].splitlines()]
@@ -397,6 +399,13 @@ def master_notebook(nb, name: str):
             cells.append(_md(WRITTEN))
     master = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
     return master
+
+
+def _is_pictures(cell) -> bool:
+    """A static explorer: the pictures of the HTML page. In Jupyter the live explorer
+    does the job, and drawing every setting would slow each grading run down.
+    """
+    return cell.cell_type == "code" and "static_explorer(" in cell.source
 
 
 def _claims_prompt(claims: list[tuple[str, str]]) -> str:
