@@ -160,6 +160,8 @@ def test_rubrics_reach_the_grader(graded):
     for q in graded["qs"]:
         if q["answer_cell"] is None:
             assert f"## {q['name']} " in text
+        for item in q["spec"].get("rubric", []):
+            assert item in text, f"{q['label']}: a rubric item is missing"
 
 
 def test_unannotated_are_skipped(tmp_path):

@@ -445,7 +445,7 @@ def rubric(nb, chapter: str) -> str:
             lines += [title, ""]
             lines += [f"{i}. {v}: {c}" for i, (c, v) in enumerate(q["claims"], 1)]
             lines.append("")
-        elif spec.get("rubric"):
+        if spec.get("rubric"):
             # The written part of an auto-checked question, if the instructor grades it.
             lines += [f"## {q['name']}: written part (the checks grade the rest)", ""]
             lines += [f"- {item}" for item in spec["rubric"]] + [""]
