@@ -16,7 +16,8 @@ Docker) into one score table:
 In every chapter at least three quarters of the exercises with a computable answer are
 auto-checked (`assignments.COVERAGE`).
 
-Chapters without metadata are skipped by the build (`test_unannotated_are_skipped`).
+Every chapter with a worked solution is annotated; a notebook without metadata is
+skipped by the build (`test_chapters_without_metadata_are_skipped`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ pytest.importorskip("otter", reason="otter-grader is not installed")
 
 from tools import assignments  # noqa: E402
 
+# Every chapter with a worked solution is an assignment.
 ANNOTATED = [
     p
     for p in assignments.chapters()
-    if assignments.is_annotated(nbformat.read(p, as_version=4))
+    if assignments.questions(nbformat.read(p, as_version=4))
 ]
 
 
@@ -164,10 +166,14 @@ def test_rubrics_reach_the_grader(graded):
             assert item in text, f"{q['label']}: a rubric item is missing"
 
 
-def test_unannotated_are_skipped(tmp_path):
-    for p in assignments.chapters():
-        if p not in ANNOTATED:
-            assert assignments.build_one(p, tmp_path) is None
+def test_chapters_without_metadata_are_skipped(tmp_path):
+    for p in ANNOTATED:
+        assert assignments.is_annotated(nbformat.read(p, as_version=4)), p.name
+    bare = nbformat.read(ANNOTATED[0], as_version=4)
+    for cell in bare.cells:
+        cell.metadata.pop(assignments.KEY, None)
+    nbformat.write(bare, tmp_path / "bare.ipynb")
+    assert assignments.build_one(tmp_path / "bare.ipynb", tmp_path / "out") is None
 
 
 def test_verdict_tables_parse():
