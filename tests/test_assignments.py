@@ -22,6 +22,7 @@ skipped by the build (`test_chapters_without_metadata_are_skipped`).
 
 from __future__ import annotations
 
+import ast
 import copy
 import csv
 import os
@@ -101,6 +102,65 @@ def test_every_exercise_is_annotated(graded):
         else:
             assert spec.get("hidden") and spec.get("public"), q["label"]
             assert spec.get("wrong"), f"{q['label']}: no typical wrong answer to test"
+
+
+def test_solutions_follow_their_statements():
+    """The generated question puts the answer right after the statement: a code cell
+    between an exercise and its solution would run after the student's answer.
+    """
+    for path in ANNOTATED:
+        nb = nbformat.read(path, as_version=4)
+        for q in assignments.questions(nb):
+            assert q["exercise"] is not None, f"{q['label']}: no exercise statement"
+            between = nb.cells[q["exercise"] + 1 : q["start"]]
+            code = [c for c in between if c.cell_type == "code"]
+            assert not code, f"{path.name}: code between {q['label']} and its solution"
+
+
+def _assigned(source: str) -> set[str]:
+    """Top-level names a cell binds (assignments, definitions, imports, loops)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython magics: this check ignores such cells
+        return set()
+    names = set()
+    for node in tree.body:
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, (ast.For, ast.With)):
+            targets = (
+                [node.target]
+                if isinstance(node, ast.For)
+                else [item.optional_vars for item in node.items if item.optional_vars]
+            )
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        for target in targets:
+            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_answers_are_not_reassigned_later():
+    """otter grades the names as they are at the end of the notebook: no cell after a
+    question's answer cell may bind an answer name again.
+    """
+    for path in ANNOTATED:
+        nb = nbformat.read(path, as_version=4)
+        for q in assignments.questions(nb):
+            if q["answer_cell"] is None or q["claims"]:
+                continue
+            later = nb.cells[q["answer_cell"] + 1 :]
+            for name in q["spec"]["answer"]:
+                again = [
+                    i + q["answer_cell"] + 1
+                    for i, c in enumerate(later)
+                    if c.cell_type == "code" and name in _assigned(c.source)
+                ]
+                where = f"{path.name}: {name} of {q['label']}"
+                assert not again, f"{where} is bound again in cells {again}"
 
 
 def test_rubric_items_carry_points(graded):

@@ -92,7 +92,8 @@ if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its c
     checks = "{tests_url}"
     for q in {questions}:
         urllib.request.urlretrieve(f"{{checks}}/{{q}}.py", f"tests/{{q}}.py")
-grader = otter.Notebook("{name}.ipynb")"""
+# No file name: a student may rename the notebook, and the grader renames it too.
+grader = otter.Notebook()"""
 WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
     "which computation supports it."
