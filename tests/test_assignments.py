@@ -26,7 +26,8 @@ import ast
 import copy
 import csv
 import os
-import re
+import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -163,15 +164,38 @@ def test_answers_are_not_reassigned_later():
                 assert not again, f"{where} is bound again in cells {again}"
 
 
+def test_explorers_can_be_left_out():
+    """The assignment leaves the explorer cells out: no later cell may use a name that
+    only an explorer cell binds.
+    """
+    for path in ANNOTATED:
+        nb = nbformat.read(path, as_version=4)
+        bound: dict[str, int] = {}
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            if assignments._is_pictures(cell):
+                bound.update(dict.fromkeys(_assigned(cell.source), i))
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            lost = sorted(name for name in used & set(bound))
+            assert not lost, f"{path.name}, cell {i} uses {lost} of an explorer cell"
+            for name in _assigned(cell.source):
+                bound.pop(name, None)
+
+
 def test_rubric_items_carry_points(graded):
     """Each criterion of a rubric ends with its points; a manual question's add up."""
     for q in graded["qs"]:
-        items = q["spec"].get("rubric", [])
-        points = [re.search(r"\((\d+(?:\.\d+)?)\)$", item.strip()) for item in items]
-        assert all(points), f"{q['label']}: a rubric item without its points"
+        total = assignments.rubric_points(q["spec"].get("rubric", []))
         if q["answer_cell"] is None:
-            total = sum(float(m.group(1)) for m in points)
             assert total == q["spec"]["points"], f"{q['label']}: rubric adds to {total}"
+    with pytest.raises(ValueError, match="should end with its points"):
+        assignments.rubric_points(["a criterion without points"])
 
 
 def test_computable_answers_are_checked(graded):
@@ -266,16 +290,37 @@ def test_page_is_current():
     assert assignments.page_text(text) == text, "run `python -m tools.assignments page`"
 
 
-def test_colab_finds_the_published_checks(tmp_path):
-    """Opened alone (Colab), the notebook fetches its public checks from the student
-    branch, where `tools.publish student-tree` puts each assignment's student folder.
+def test_colab_fetches_the_public_checks(tmp_path, monkeypatch):
+    """Opened alone (Colab: no `tests/` beside it), the student notebook's set-up cell
+    fetches the public checks from the student branch, where `tools.publish
+    student-tree` puts each assignment's student folder, and creates the grader.
     """
+    import urllib.request
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
     from tools import publish
 
     path = next(p for p in ANNOTATED if p.stem == "tour")
-    nb = assignments.master_notebook(nbformat.read(path, as_version=4), "tour")
-    setup = next(c.source for c in nb.cells if "otter.Notebook" in c.source)
+    dest = assignments.build_one(path, tmp_path / "out")
+    student = nbformat.read(dest / "student" / "tour.ipynb", as_version=4)
+    setup = next(c.source for c in student.cells if "otter.Notebook" in c.source)
     url = assignments.tests_url("tour")
-    assert f'checks = "{url}"' in setup and '"tour_1d"' in setup
     branch = f"/{assignments.STUDENT_BRANCH}/{publish.ASSIGNMENTS.name}/tour/tests"
     assert url.startswith("https://raw.githubusercontent.com/") and url.endswith(branch)
+    fetched = []
+
+    def fetch(address, filename):  # the published branch, as the student folder
+        fetched.append(address)
+        shutil.copy(dest / "student" / "tests" / Path(address).name, filename)
+
+    monkeypatch.setattr(urllib.request, "urlretrieve", fetch)
+    colab = tmp_path / "content"
+    colab.mkdir()
+    monkeypatch.chdir(colab)
+    namespace = {}
+    exec(TransformerManager().transform_cell(setup), namespace)
+    published = sorted(p.name for p in (dest / "student" / "tests").glob("*.py"))
+    assert fetched == [f"{url}/{name}" for name in published]
+    assert sorted(p.name for p in (colab / "tests").iterdir()) == published
+    assert "grader" in namespace

@@ -94,6 +94,10 @@ if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its c
         urllib.request.urlretrieve(f"{{checks}}/{{q}}.py", f"tests/{{q}}.py")
 # No file name: a student may rename the notebook, and the grader renames it too.
 grader = otter.Notebook()"""
+EXPLORER_NOTE = (
+    "*The live explorer of this section is left out of the assignment: run it in the "
+    "chapter's notebook, from the book.*"
+)
 WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
     "which computation supports it."
@@ -340,6 +344,8 @@ def master_notebook(nb, name: str):
         if i in in_block:
             continue  # a solution: emitted with its question, or dropped
         if _is_pictures(cell):
+            if "live_explorer(" in cell.source:
+                cells.append(_md(EXPLORER_NOTE))
             continue
         if is_setup_cell(cell):
             cell = _clean(cell)
@@ -403,10 +409,14 @@ def master_notebook(nb, name: str):
 
 
 def _is_pictures(cell) -> bool:
-    """A static explorer: the pictures of the HTML page. In Jupyter the live explorer
-    does the job, and drawing every setting would slow each grading run down.
+    """An explorer cell, left out of the assignment. The static explorer draws the
+    pictures of the HTML page (every setting, which would slow each grading run down);
+    the live one's ipywidgets now and then stall the grader's kernel client
+    (jupyter/nbclient#312). The chapter's own notebook keeps both.
     """
-    return cell.cell_type == "code" and "static_explorer(" in cell.source
+    return cell.cell_type == "code" and (
+        "static_explorer(" in cell.source or "live_explorer(" in cell.source
+    )
 
 
 def _claims_prompt(claims: list[tuple[str, str]]) -> str:
@@ -483,6 +493,15 @@ TABLE_START = "<!-- assignment table: made by `python -m tools.assignments page`
 TABLE_END = "<!-- end of the assignment table -->"
 
 
+def rubric_points(items: list[str]) -> float:
+    """The points of a rubric: each item ends with its points, "... (0.5)"."""
+    found = [re.search(r"\((\d+(?:\.\d+)?)\)$", item.strip()) for item in items]
+    missing = [item for item, m in zip(items, found, strict=True) if m is None]
+    if missing:
+        raise ValueError(f"a rubric item should end with its points: {missing[0]!r}")
+    return sum(float(m.group(1)) for m in found)
+
+
 def launch_links(name: str) -> tuple[str, str]:
     """Colab and Binder addresses of an assignment on the published student branch."""
     owner_repo = repository_url().split("github.com/", 1)[1]
@@ -497,7 +516,8 @@ def launch_links(name: str) -> tuple[str, str]:
 def assignment_table() -> str:
     """Per chapter: what is checked, what is graded by hand, and the launch links."""
     lines = [
-        "| chapter | auto-checked (points) | by rubric (points) | open |",
+        "| chapter | auto-checked (points) | by rubric, in whole or in part (points) "
+        "| open |",
         "| --- | --- | --- | --- |",
     ]
     for path in chapters():
@@ -505,14 +525,14 @@ def assignment_table() -> str:
         if not any(q["spec"] for q in qs):
             continue
         auto = [q for q in qs if q["answer_cell"] is not None]
-        manual = [q for q in qs if q["answer_cell"] is None and q["spec"]]
+        by_hand = [q for q in qs if q["spec"] and q["spec"].get("rubric")]
         colab, binder = launch_links(path.stem)
         doc = "/" + str(path.relative_to(ROOT).with_suffix(""))
         points = sum(q["spec"].get("points", 1) for q in auto)
-        by_hand = sum(q["spec"].get("points", 1) for q in manual)
+        hand_points = sum(rubric_points(q["spec"]["rubric"]) for q in by_hand)
         lines.append(
             f"| {{doc}}`{doc}` | {len(auto)} ({points:g}) | "
-            f"{len(manual)} ({by_hand:g}) | [Colab]({colab}), [Binder]({binder}) |"
+            f"{len(by_hand)} ({hand_points:g}) | [Colab]({colab}), [Binder]({binder}) |"
         )
     return "\n".join(lines)
 
