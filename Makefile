@@ -62,7 +62,7 @@ browser: $(TEST_STAMP)
 	@test -x $(CHROMIUM) || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		  apt-get install -y -qq --no-install-recommends chromium; }
-	ATTNSIG_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -p no:xdist -q tests/browser
+	ATTNSIG_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -q tests/browser
 
 notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)

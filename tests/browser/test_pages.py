@@ -46,8 +46,16 @@ def _params():
         pages = edition_pages(edition)
         if not pages:
             params.append(pytest.param(edition, None, id=f"{edition}-not-built"))
+        # A page's tests (desktop, then phone width on the same loaded page) stay on
+        # one pytest-xdist worker (`--dist loadgroup`); the pages spread over workers.
         params += [
-            pytest.param(edition, page, id=f"{edition}-{page}") for page in pages
+            pytest.param(
+                edition,
+                page,
+                id=f"{edition}-{page}",
+                marks=pytest.mark.xdist_group(f"{edition}-{page}"),
+            )
+            for page in pages
         ]
     return params
 
