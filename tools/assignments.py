@@ -516,8 +516,7 @@ def launch_links(name: str) -> tuple[str, str]:
 def assignment_table() -> str:
     """Per chapter: what is checked, what is graded by hand, and the launch links."""
     lines = [
-        "| chapter | auto-checked (points) | by rubric, in whole or in part (points) "
-        "| open |",
+        "| chapter | auto-checked (points) | with a rubric (points) | open |",
         "| --- | --- | --- | --- |",
     ]
     for path in chapters():
@@ -580,9 +579,9 @@ def grade_one(autograder_zip: Path, submission: Path) -> dict:
     row = {"submission": Path(submission).name}
     scored = [t for t in tests if "score" in t]
     for test in scored:
-        row[test["name"]] = test["score"]
-    row["total"] = sum(t["score"] for t in scored)
-    row["possible"] = sum(t["max_score"] for t in scored)
+        row[test["name"]] = float(test["score"])
+    row["total"] = float(sum(t["score"] for t in scored))
+    row["possible"] = float(sum(t["max_score"] for t in scored))
     return row
 
 
@@ -625,7 +624,8 @@ def main(argv: list[str]) -> int:
                 manual = sum(q["answer_cell"] is None for q in qs)
                 print(
                     f"built {rel}: {auto} of {computable} computable answers "
-                    f"auto-checked, {manual} by rubric -> {dest.relative_to(ROOT)}"
+                    f"auto-checked, {manual} graded by rubric alone -> "
+                    f"{dest.relative_to(ROOT)}"
                 )
         return 0
     chapter, folder = argv[1], Path(argv[2])
