@@ -121,7 +121,10 @@ def student_tree(target: Path, commit: str) -> int:
         f"{repository_url()}.\n\n"
         "The publishing workflow writes this branch at every deployment: do not "
         "edit it. Open a notebook on Binder or Colab from the student edition of "
-        "the book, or download it. Code under the MIT licence (`LICENSE`), text "
+        "the book, or download it. `assignments/<chapter>/` holds each chapter as "
+        "a self-checking assignment: the notebook and its public checks (`tests/`), "
+        "opened from the book's assignments page. Code under the MIT licence "
+        "(`LICENSE`), text "
         "and figures under CC BY 4.0 (`LICENSE-text.md`).\n"
     )
     count = sum(1 for _ in target.rglob("*.ipynb"))
