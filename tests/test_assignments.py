@@ -26,6 +26,7 @@ import ast
 import copy
 import csv
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -234,6 +235,16 @@ def test_typical_mistakes_fail(graded):
             or (not auto[q].get("partial") and float(row.get(q) or 0))
         }
         assert not passed, f"{sub}: typical mistakes that still score: {passed}"
+
+
+def test_students_see_plain_markdown(graded):
+    """Jupyter and Colab do not render MyST: no role or directive is left."""
+    name = graded["dest"].name
+    student = nbformat.read(graded["dest"] / "student" / f"{name}.ipynb", as_version=4)
+    for i, cell in enumerate(student.cells):
+        if cell.cell_type == "markdown":
+            left = re.findall(r"\{[a-z:-]+\}`|^[`:]{3,}\{", cell.source, flags=re.M)
+            assert not left, f"cell {i} of the student notebook shows MyST: {left}"
 
 
 def test_students_get_no_hidden_test(graded):

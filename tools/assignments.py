@@ -72,6 +72,7 @@ if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
     sys.path.insert(0, str(ROOT))
 
 
+from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
 from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
 from tools.student_edition import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
 
@@ -323,8 +324,10 @@ def _test_cell(source: str, hidden: bool):
     return _code(header + source.strip() + "\n")
 
 
-def master_notebook(nb, name: str):
-    """The chapter as an otter assign master notebook (format v1)."""
+def master_notebook(nb, name: str, path: Path | None = None):
+    """The chapter as an otter assign master notebook (format v1); with the chapter's
+    `path`, its MyST markdown becomes plain Jupyter markdown.
+    """
     config = {
         "name": name,
         "init_cell": False,
@@ -404,6 +407,12 @@ def master_notebook(nb, name: str):
         if not manual and spec.get("rubric"):
             # A place for the written part, which the grader marks by hand (rubric.md).
             cells.append(_md(WRITTEN))
+    # Jupyter and Colab render Markdown and math but not MyST's roles and directives.
+    context = context_for(path) if path is not None else None
+    for cell in cells:
+        if cell.cell_type == "markdown" and context is not None:
+            cell.source = to_jupyter(cell.source, context)
+    cells = [c for c in cells if c.cell_type != "markdown" or c.source.strip()]
     master = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
     return master
 
@@ -472,7 +481,7 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
     shutil.rmtree(dest, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         master = Path(tmp) / f"{name}.ipynb"
-        nbformat.write(master_notebook(nb, name), master)
+        nbformat.write(master_notebook(nb, name, path), master)
         subprocess.run(
             [sys.executable, "-m", "otter", "assign", "--no-run-tests", "--no-pdfs",
              str(master), str(dest)],
