@@ -22,7 +22,6 @@ skipped by the build (`test_chapters_without_metadata_are_skipped`).
 
 from __future__ import annotations
 
-import ast
 import copy
 import csv
 import os
@@ -35,7 +34,7 @@ import pytest
 
 pytest.importorskip("otter", reason="otter-grader is not installed")
 
-from tools import assignments  # noqa: E402
+from tools import assignments, nbtools  # noqa: E402
 
 # Every chapter with a worked solution is an assignment.
 ANNOTATED = [
@@ -120,29 +119,9 @@ def test_solutions_follow_their_statements():
 
 
 def _assigned(source: str) -> set[str]:
-    """Top-level names a cell binds (assignments, definitions, imports, loops)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # IPython magics: this check ignores such cells
-        return set()
-    names = set()
-    for node in tree.body:
-        targets = []
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        elif isinstance(node, (ast.For, ast.With)):
-            targets = (
-                [node.target]
-                if isinstance(node, ast.For)
-                else [item.optional_vars for item in node.items if item.optional_vars]
-            )
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        for target in targets:
-            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    return names
+    """Names a cell binds, as the chapter checks see them (tools/nbtools.py)."""
+    tree = nbtools._parse(source)
+    return set() if tree is None else nbtools._assigned_names(tree)
 
 
 def test_answers_are_not_reassigned_later():
@@ -175,14 +154,11 @@ def test_explorers_can_be_left_out():
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
-            if assignments._is_pictures(cell):
+            if assignments._is_explorer(cell):
                 bound.update(dict.fromkeys(_assigned(cell.source), i))
                 continue
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            tree = nbtools._parse(cell.source)
+            used = set() if tree is None else nbtools._loaded_names(tree)
             lost = sorted(name for name in used & set(bound))
             assert not lost, f"{path.name}, cell {i} uses {lost} of an explorer cell"
             for name in _assigned(cell.source):

@@ -338,21 +338,19 @@ def master_notebook(nb, name: str, path: Path | None = None):
         "tests": {"files": True, "ok_format": False},
     }
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
-    qs = {q["exercise"]: q for q in questions(nb) if q["exercise"] is not None}
-    in_block = {}
-    for q in questions(nb):
-        for j in range(q["start"], q["stop"]):
-            in_block[j] = q
+    found = questions(nb)
+    qs = {q["exercise"]: q for q in found if q["exercise"] is not None}
+    in_block = {j for q in found for j in range(q["start"], q["stop"])}
+    auto = [q["name"] for q in found if q["answer_cell"] is not None]
     for i, cell in enumerate(nb.cells):
         if i in in_block:
             continue  # a solution: emitted with its question, or dropped
-        if _is_pictures(cell):
+        if _is_explorer(cell):
             if "live_explorer(" in cell.source:
                 cells.append(_md(EXPLORER_NOTE))
             continue
         if is_setup_cell(cell):
             cell = _clean(cell)
-            auto = [q["name"] for q in questions(nb) if q["answer_cell"] is not None]
             cell.source += SETUP_OTTER.format(
                 name=name, questions=json.dumps(auto), tests_url=tests_url(name)
             )
@@ -380,7 +378,7 @@ def master_notebook(nb, name: str, path: Path | None = None):
         if manual:
             cells.append(_md(text or "(answer)"))
             code = [
-                c.source for c in block if c.cell_type == "code" and not _is_pictures(c)
+                c.source for c in block if c.cell_type == "code" and not _is_explorer(c)
             ]
             if code:  # a place for the student's computation or figure
                 lines = ["# BEGIN SOLUTION", *code, "# END SOLUTION"]
@@ -388,7 +386,7 @@ def master_notebook(nb, name: str, path: Path | None = None):
             cells.append(_raw("# END SOLUTION"))
         elif not q["claims"]:
             code = [
-                c.source for c in block if c.cell_type == "code" and not _is_pictures(c)
+                c.source for c in block if c.cell_type == "code" and not _is_explorer(c)
             ]
             lines = ["# BEGIN SOLUTION NO PROMPT", *code, "# END SOLUTION"]
             if spec.get("describe"):
@@ -417,7 +415,7 @@ def master_notebook(nb, name: str, path: Path | None = None):
     return master
 
 
-def _is_pictures(cell) -> bool:
+def _is_explorer(cell) -> bool:
     """An explorer cell, left out of the assignment. The static explorer draws the
     pictures of the HTML page (every setting, which would slow each grading run down);
     the live one's ipywidgets now and then stall the grader's kernel client
