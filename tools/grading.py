@@ -8,7 +8,9 @@ is described in `tools/assignments.py`, which builds the otter assignments from 
 
 Checks are plain functions of the answers they judge, looked up by argument name, so
 that further arguments (a student's variant parameters, say) can join the answers
-without another format. This module reads the specs and matches them with the notebook's gated solutions; it
+without another format.
+
+This module reads the specs and matches them with the notebook's gated solutions. It
 imports no other tool but `tools.book` and `tools.nbtools`, so that
 `tools.student_edition` (the exercise map) and `tools.assignments` can both use it.
 """
