@@ -126,7 +126,7 @@ def test_exercise_labels_are_unique_and_solved_in_place():
 
 # Cell metadata that is not Jupyter's own (nbformat's documented keys) or MyST-NB's
 # figure options. Whatever grows beyond a pointer belongs in a file beside the chapter:
-# the grading checks are `chapters/<part>/<name>_checks.py` (tools/grading.py).
+# the grading checks are `chapters/<part>/<name>_checks.py` (tools/questions.py).
 STANDARD_CELL_METADATA = {
     "tags", "mystnb", "collapsed", "scrolled", "deletable", "editable", "format",
     "name", "jupyter", "execution",

@@ -6,7 +6,7 @@
 
 Run from the repository root. An assignment is made of the chapter notebook and its
 checks file, the Python file beside it: `chapters/<part>/<name>_checks.py` for
-`chapters/<part>/<name>.ipynb` (`-` becomes `_`; `tools.grading.checks_path`). The
+`chapters/<part>/<name>.ipynb` (`-` becomes `_`; `tools.questions.checks_path`). The
 notebook carries no grading metadata. The checks file defines `QUESTIONS`, a dict from
 an exercise's label (the `:label:` of its `{exercise}`, named by its gated solution
 `solution-start` ... `solution-end`, CONTRIBUTING.md) to its question:
@@ -100,7 +100,9 @@ if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
 
 
 from tools.book import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
-from tools.grading import (  # noqa: E402, F401 (the tests use them from here)
+from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
+from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
+from tools.questions import (  # noqa: E402, F401 (the tests use them from here)
     COVERAGE,
     KINDS,
     VERDICTS,
@@ -113,8 +115,6 @@ from tools.grading import (  # noqa: E402, F401 (the tests use them from here)
     verdict_spec,
     verdict_table,
 )
-from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
-from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
 
 # The checks need otter-grader: the set-up cell installs it where it is missing (Colab,
 # Binder) and creates the `grader` that the check cells call.

@@ -1,7 +1,7 @@
 """The book's layout, shared by the maintenance tools: which notebooks are chapters, in
 which order, and where their gated solutions are.
 
-The tools import this module and never the other way round: `tools.grading` and
+The tools import this module and never the other way round: `tools.questions` and
 `tools.student_edition` read the chapters through it, `tools.jupyter_markdown`
 through `tools.student_edition`, and `tools.assignments` through all of them.
 """

@@ -49,8 +49,8 @@ from tools.book import (
     solution_blocks,
 )
 from tools.book import in_solution as _in_solution
-from tools.grading import how_graded
 from tools.nbtools import SOLUTION_TAG, is_setup_cell
+from tools.questions import how_graded
 
 OUT = ROOT / "_build" / "student"
 SOURCE = OUT / "source"
@@ -361,7 +361,7 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
     shutil.copytree(
         ROOT / "chapters",
         source / "chapters",
-        # The grading checks (tools/grading.py) belong to the instructors.
+        # The grading checks (tools/questions.py) belong to the instructors.
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
     )
     shutil.copy(ROOT / "intro.md", source / "intro.md")
@@ -1222,7 +1222,7 @@ def pdf() -> int:
     shutil.copytree(
         ROOT / "chapters",
         full / "chapters",
-        # The grading checks (tools/grading.py) belong to the instructors.
+        # The grading checks (tools/questions.py) belong to the instructors.
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
     )
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
