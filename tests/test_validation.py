@@ -63,22 +63,18 @@ SRC = Path(attnsig.__file__).resolve().parent
             "scale",
         ),
         (
-            lambda: recall.recall_logits(
-                recall.build_recall_transformer(1), "A1A?", True
-            ),
+            lambda: recall.logits(recall.build_transformer(1), "A1A?", True),
             TypeError,
             "scale",
         ),
         (
-            lambda: recall.recall_logits(
-                recall.build_recall_transformer(1), "A1A?", (1.0, True)
-            ),
+            lambda: recall.logits(recall.build_transformer(1), "A1A?", (1.0, True)),
             TypeError,
             "scale[1]",
         ),
         (
             lambda: recall.critical_scales(
-                recall.build_recall_transformer(1), "A1A?", upper="9"
+                recall.build_transformer(1), "A1A?", upper="9"
             ),
             TypeError,
             "upper",

@@ -46,16 +46,16 @@ import numpy as np
 
 from .._validation import as_float_array, check_positive_int
 from ..attention import _attend, causal_mask, scaled_dot_product_attention
-from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_recall_tokens
+from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_tokens
 
 __all__ = [
     "FeedForward",
-    "RecallTransformer",
-    "RecallTrace",
-    "build_recall_transformer",
+    "Transformer",
+    "Trace",
+    "build_transformer",
     "embed",
     "run",
-    "recall_logits",
+    "logits",
     "predict",
 ]
 
@@ -90,7 +90,7 @@ class FeedForward:
 
 
 @dataclass(frozen=True)
-class RecallTransformer:
+class Transformer:
     """The hand-built two-block recall transformer for ``num_pairs`` key-value pairs.
 
     All maps act on row vectors: ``Q = X @ w_q1`` for ``X`` of shape (..., T, d).
@@ -114,7 +114,7 @@ class RecallTransformer:
 
     Examples
     --------
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> model.seq_len, model.dim
     (8, 111)
     """
@@ -169,7 +169,7 @@ def _code_coordinate(code: int) -> int:
     return VOCAB_SIZE + local
 
 
-def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
+def build_transformer(num_pairs: int = 3) -> Transformer:
     """Build the explicit weights of the two-block recall transformer.
 
     Parameters
@@ -180,11 +180,11 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
     Returns
     -------
-    RecallTransformer
+    Transformer
 
     Examples
     --------
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> model.w_q1.shape
     (111, 111)
     """
@@ -253,13 +253,13 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
     w_read = np.zeros((d, VOCAB_SIZE))
     w_read[out + np.arange(VOCAB_SIZE), np.arange(VOCAB_SIZE)] = 1.0
-    return RecallTransformer(
+    return Transformer(
         n, width, w_q1, w_k1, w_v1, ffn1, w_q2, w_q2.copy(), w_v2, ffn2, w_read
     )
 
 
 @dataclass(frozen=True)
-class RecallTrace:
+class Trace:
     """Every intermediate matrix of one forward pass (leading batch axis B).
 
     Attributes (shapes)
@@ -275,7 +275,7 @@ class RecallTrace:
 
     Examples
     --------
-    >>> trace = run(build_recall_transformer(3), "A6B8C3B?")
+    >>> trace = run(build_transformer(3), "A6B8C3B?")
     >>> trace.weights1.shape, trace.logits.shape
     ((1, 8, 8), (1, 8, 37))
     """
@@ -300,13 +300,13 @@ class RecallTrace:
     logits: np.ndarray
 
 
-def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
+def embed(model: Transformer, tokens: np.ndarray) -> np.ndarray:
     """Embedding ``[e_token | e_code | 0]`` of tokens (B, T): shape (B, T, d).
 
     Examples
     --------
     >>> from attnsig.recall import tokenize
-    >>> model = build_recall_transformer(1)
+    >>> model = build_transformer(1)
     >>> x = embed(model, tokenize("A1A?"))
     >>> x.shape, int(x.sum())  # one token and one position code per position
     ((1, 4, 111), 8)
@@ -392,7 +392,7 @@ def _attention(
     return scaled_dot_product_attention(q, k, v, causal=causal, scale=float(scale))
 
 
-def _block1(model: RecallTransformer, x0: np.ndarray, scale1: np.ndarray):
+def _block1(model: Transformer, x0: np.ndarray, scale1: np.ndarray):
     d = model.dim
     # One product for the three projections of block 1.
     w_qkv = np.concatenate([model.w_q1, model.w_k1, model.w_v1], axis=1)  # (d, 3d)
@@ -404,7 +404,7 @@ def _block1(model: RecallTransformer, x0: np.ndarray, scale1: np.ndarray):
     return q1, k1, v1, weights1, attention1, residual1, ffn1, residual1 + ffn1
 
 
-def _trace(model: RecallTransformer, x0: np.ndarray, scale: Any) -> RecallTrace:
+def _trace(model: Transformer, x0: np.ndarray, scale: Any) -> Trace:
     """The whole forward pass, every intermediate kept."""
     scale1, scale2 = _check_scale(scale, model.dim)
     block1 = _block1(model, x0, scale1)
@@ -416,13 +416,13 @@ def _trace(model: RecallTransformer, x0: np.ndarray, scale: Any) -> RecallTrace:
     residual2 = x1 + attention2
     ffn2 = model.ffn2(residual2)
     x2 = residual2 + ffn2
-    return RecallTrace(
+    return Trace(
         x0, *block1, q2, k2, v2, weights2, attention2, residual2, ffn2, x2,
         x2 @ model.w_out,
     )  # fmt: skip
 
 
-def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.ndarray:
+def _last_logits(model: Transformer, x0: np.ndarray, scale: Any) -> np.ndarray:
     """The read-out at the last position only, shape (B, 37).
 
     The last query row sees every position and no other row of block 2 influences it, so
@@ -440,20 +440,20 @@ def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.nda
 
 
 def run(
-    model: RecallTransformer,
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
     check_answerable: bool = True,
-) -> RecallTrace:
+) -> Trace:
     """Run the transformer and keep every intermediate matrix.
 
     Parameters
     ----------
-    model : RecallTransformer
+    model : Transformer
     sequences : str, sequence of str, or array_like of int, shape (B, T)
         Recall prompts of length ``T = 2n + 2``, validated by
-        :func:`~attnsig.recall.task.validate_recall_tokens`.
+        :func:`~attnsig.recall.task.validate_tokens`.
     scale : float, array of shape (B,), or pair of those, optional
         Multiplier of the attention scores, for both blocks or ``(block 1, block 2)``;
         default ``1/sqrt(d)``. ``math.inf`` is the temperature-zero limit (uniform over
@@ -464,24 +464,24 @@ def run(
 
     Returns
     -------
-    RecallTrace
+    Trace
 
     Examples
     --------
     >>> import math
     >>> from attnsig.recall import VOCAB
-    >>> trace = run(build_recall_transformer(3), "A6B8C3B?", math.inf)
+    >>> trace = run(build_transformer(3), "A6B8C3B?", math.inf)
     >>> VOCAB[int(trace.logits[0, -1].argmax())]
     '8'
     """
-    tokens = validate_recall_tokens(
+    tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
     return _trace(model, embed(model, tokens), scale)
 
 
-def recall_logits(
-    model: RecallTransformer,
+def logits(
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
@@ -492,18 +492,18 @@ def recall_logits(
     Examples
     --------
     >>> from attnsig.recall import VOCAB
-    >>> logits = recall_logits(build_recall_transformer(3), "A6B8C3B?", 3.0)
-    >>> logits.shape, VOCAB[int(logits[0].argmax())]
+    >>> readout = logits(build_transformer(3), "A6B8C3B?", 3.0)
+    >>> readout.shape, VOCAB[int(readout[0].argmax())]
     ((1, 37), '8')
     """
-    tokens = validate_recall_tokens(
+    tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
     return _last_logits(model, embed(model, tokens), scale)
 
 
 def predict(
-    model: RecallTransformer,
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
@@ -518,13 +518,13 @@ def predict(
     Examples
     --------
     >>> from attnsig.recall import VOCAB
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
     ['8', '3']
     """
-    logits = recall_logits(
+    readout = logits(
         model, sequences, scale, check_answerable=check_answerable
     )  # (B, 37)
-    top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)
-    best = np.argmax(logits, axis=1)
+    top_two = np.sort(readout, axis=1)[:, -2:]  # (B, 2)
+    best = np.argmax(readout, axis=1)
     return np.where(top_two[:, 1] - top_two[:, 0] > atol, best, -1)

@@ -26,11 +26,11 @@ __all__ = [
     "MAX_PAIRS",
     "tokenize",
     "detokenize",
-    "validate_recall_tokens",
-    "recall_answers",
-    "random_recall_tokens",
-    "canonical_recall_tokens",
-    "hardest_recall_tokens",
+    "validate_tokens",
+    "answers",
+    "random_tokens",
+    "canonical_tokens",
+    "hardest_tokens",
 ]
 
 VOCAB: tuple[str, ...] = tuple(string.digits) + tuple(string.ascii_uppercase) + ("?",)
@@ -118,14 +118,14 @@ def _where(condition: np.ndarray) -> tuple[int, int]:
     return int(b), int(i)
 
 
-def validate_recall_tokens(
+def validate_tokens(
     sequences: Any, num_pairs: int, *, check_answerable: bool = True
 ) -> np.ndarray:
     """Check that sequences are well-formed recall prompts; return their tokens.
 
     A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a
     letter, ``?``. With ``check_answerable`` the keys must be distinct and the queried
-    letter one of them, so that the answer is defined (:func:`recall_answers`).
+    letter one of them, so that the answer is defined (:func:`answers`).
 
     Parameters
     ----------
@@ -147,9 +147,9 @@ def validate_recall_tokens(
 
     Examples
     --------
-    >>> validate_recall_tokens("A6B8C3B?", 3).shape
+    >>> validate_tokens("A6B8C3B?", 3).shape
     (1, 8)
-    >>> validate_recall_tokens("A6B8A3B?", 3)
+    >>> validate_tokens("A6B8A3B?", 3)
     Traceback (most recent call last):
     ...
     ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs
@@ -214,15 +214,15 @@ def validate_recall_tokens(
     return tokens
 
 
-def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
+def answers(sequences: Any, num_pairs: int) -> np.ndarray:
     """The correct answers (token indices of shape (B,)) of answerable recall prompts.
 
     Examples
     --------
-    >>> [VOCAB[t] for t in recall_answers(["A6B8C3B?", "A6B8C3C?"], 3)]
+    >>> [VOCAB[t] for t in answers(["A6B8C3B?", "A6B8C3C?"], 3)]
     ['8', '3']
     """
-    tokens = validate_recall_tokens(sequences, num_pairs)
+    tokens = validate_tokens(sequences, num_pairs)
     n = num_pairs
     match = tokens[:, 0 : 2 * n : 2] == tokens[:, [2 * n]]  # (B, n), one True per row
     return tokens[:, 1 : 2 * n : 2][match]
@@ -233,9 +233,7 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def random_recall_tokens(
-    num_pairs: int, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def random_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Random answerable prompts: distinct keys, random digits and queried key.
 
     Returns
@@ -244,7 +242,7 @@ def random_recall_tokens(
 
     Examples
     --------
-    >>> detokenize(random_recall_tokens(2, 3, np.random.default_rng(0)))[0][-1]
+    >>> detokenize(random_tokens(2, 3, np.random.default_rng(0)))[0][-1]
     '?'
     """
     n = check_positive_int(num_pairs, "num_pairs")
@@ -281,10 +279,10 @@ def _value_patterns(n: int) -> list[list[int]]:
     return patterns
 
 
-def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+def canonical_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """One prompt per class of prompts equal up to renaming letters and renaming digits.
 
-    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all
+    The weights of :func:`~attnsig.recall.model.build_transformer` treat all
     letters alike and all digits alike, so the read-out of a renamed prompt is the
     renamed read-out: every prompt in a class is recalled correctly or none is. Keys are
     ``A, B, C, ...``; the classes differ in which values are equal and which key is
@@ -300,7 +298,7 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> tokens, counts = canonical_recall_tokens(1)
+    >>> tokens, counts = canonical_tokens(1)
     >>> detokenize(tokens), counts  # one class: 26 letters times 10 digits
     (['A0A?'], array([260]))
     """
@@ -330,15 +328,15 @@ _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 @cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of
+    """Cached :func:`canonical_tokens` (read-only arrays) and the exact number of
     prompts."""
-    tokens, counts = canonical_recall_tokens(n)
+    tokens, counts = canonical_tokens(n)
     tokens.flags.writeable = False
     counts.flags.writeable = False
     return tokens, counts, math.perm(len(_LETTERS), n) * _NUM_DIGITS**n * n
 
 
-def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
+def hardest_tokens(num_pairs: int) -> np.ndarray:
     """The prompt that needs the largest scale: ``A0 B0 ... C1 C?``.
 
     Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last
@@ -348,7 +346,7 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     positions). Checked to be the hardest symmetry class (largest
     :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
     exhaustive search over
-    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
+    :func:`canonical_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
     conjecture,
     spot-checked on random prompts. For ``n = 1`` there is only one class.
 
@@ -365,7 +363,7 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
 
     Examples
     --------
-    >>> detokenize(hardest_recall_tokens(3))
+    >>> detokenize(hardest_tokens(3))
     ['A0B0C1C?']
     """
     n = check_positive_int(num_pairs, "num_pairs")
