@@ -5,16 +5,17 @@ over memory, and is tested against it to 1e-12 in float64:
 
 * the projections are fused: one ``(..., T, E) x (E, 3E)`` product for self-attention,
   one ``(E, 2E)`` product when keys and values come from the same memory;
-* the scores are masked and normalised in place by ``attention._softmax_inplace`` (the
-  arithmetic of :func:`attnsig.attention.softmax`, without its copies);
+* the scores are masked and normalised in place by ``_attention_core._softmax_inplace``
+  (the arithmetic of :func:`attnsig.attention.softmax`, without its copies);
 * for small ``T * S`` all heads and batch entries are processed at once; above
   ``_STACKED_BELOW`` scores per head, one head at a time by blocks of query rows that
   fit in the cache, and a causal block multiplies only the keys it may see;
 * no validation passes on internal arrays.
 
-When the computation meets something unusual (a projection or a score that overflowed,
-batch axes that do not broadcast) it runs the readable path instead, so that infinities
-and errors behave exactly as documented there.
+When the computation meets something unusual (a projection or a score that overflowed)
+it runs the readable path instead, so that infinities and errors behave exactly as
+documented there. It imports only the arithmetic of ``attnsig._attention_core``, never
+``attnsig.attention``: the instance passed in brings its weights and its readable path.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .attention import _softmax_inplace, split_heads
+from ._attention_core import _softmax_inplace, _split_heads
 
 #: Below this many scores per head (T * S) all heads and batch entries are processed at
-# : once (per-slice Python overhead would dominate); above it, one head at a time, by
-# blocks
-#: of queries, so that the block of scores being normalised stays in the CPU cache.
+#: once (per-slice Python overhead would dominate); above it, one head at a time, by
+#: blocks of queries, so that the block of scores being normalised stays in the CPU
+#: cache.
 _STACKED_BELOW = 128 * 128
 #: Scores per block of queries in the blocked path (about 256 KiB in float32).
 _BLOCK_SCORES = 64 * 1024
@@ -40,10 +41,7 @@ def forward(mha, query, key, value, mask, causal: bool):
 
     Returns ``(output (..., T, E), weights (..., H, T, S))``.
     """
-    try:
-        batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    except ValueError:  # the readable path raises the documented error
-        return mha._readable_forward(query, key, value, mask, causal)
+    batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     # Floating-point errors stay silent here: whatever overflows is detected below and
     # handed to the readable path, which then emits its own warnings once.
     with np.errstate(all="ignore"):
@@ -72,11 +70,11 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
         batch + (t, mha.embed_dim), np.result_type(dtype, v.dtype)
     )  # (..., T, E)
     q4, k4, v4 = (
-        split_heads(q, h),
-        split_heads(k, h),
-        split_heads(v, h),
+        _split_heads(q, h),
+        _split_heads(k, h),
+        _split_heads(v, h),
     )  # (..., H, *, hs)
-    heads4 = split_heads(
+    heads4 = _split_heads(
         heads, h
     )  # (..., H, T, hs): a view, heads are written in place
     if t * s < _STACKED_BELOW:

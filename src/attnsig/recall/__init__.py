@@ -18,8 +18,7 @@ The names of release 0.1.0 that did (``recall.build_recall_transformer``,
 ``DeprecationWarning`` naming their replacement; they will be removed in 0.2.0.
 """
 
-import warnings as _warnings
-
+from .._deprecated import renamed as _renamed
 from .analysis import (
     accuracy,
     critical_scales,
@@ -79,30 +78,21 @@ __all__ = [
 ]
 
 # Release 0.1.0's names, kept as thin deprecated aliases (CHANGELOG.md, "Deprecated").
-_DEPRECATED = {
-    "RecallTransformer": "Transformer",
-    "RecallTrace": "Trace",
-    "build_recall_transformer": "build_transformer",
-    "validate_recall_tokens": "validate_tokens",
-    "recall_answers": "answers",
-    "recall_logits": "logits",
-    "recall_margins": "margins",
-    "recall_accuracy": "accuracy",
-    "exact_recall_accuracy": "exact_accuracy",
-    "random_recall_tokens": "random_tokens",
-    "canonical_recall_tokens": "canonical_tokens",
-    "hardest_recall_tokens": "hardest_tokens",
-}
-
-
-def __getattr__(name: str):
-    if name in _DEPRECATED:
-        new = _DEPRECATED[name]
-        _warnings.warn(
-            f"attnsig.recall.{name} was renamed attnsig.recall.{new} after release "
-            "0.1.0; the old name is deprecated and will be removed in 0.2.0",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[new]
-    raise AttributeError(f"module 'attnsig.recall' has no attribute {name!r}")
+__getattr__ = _renamed(
+    __name__,
+    globals(),
+    {
+        "RecallTransformer": "Transformer",
+        "RecallTrace": "Trace",
+        "build_recall_transformer": "build_transformer",
+        "validate_recall_tokens": "validate_tokens",
+        "recall_answers": "answers",
+        "recall_logits": "logits",
+        "recall_margins": "margins",
+        "recall_accuracy": "accuracy",
+        "exact_recall_accuracy": "exact_accuracy",
+        "random_recall_tokens": "random_tokens",
+        "canonical_recall_tokens": "canonical_tokens",
+        "hardest_recall_tokens": "hardest_tokens",
+    },
+)

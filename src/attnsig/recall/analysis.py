@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_float_array, check_instance, check_positive_int, check_real
-from .model import Transformer, _last_logits, embed
+from .._validation import as_float_array, check_instance, check_scalar
+from .model import Transformer, _check_one_scale, _check_scale, _last_logits, embed
 from .task import (
     _MAX_CANONICAL_PAIRS,
+    _answers,
     _canonical_classes,
-    answers,
     detokenize,
     validate_tokens,
 )
@@ -50,8 +50,16 @@ def margins(model: Transformer, sequences: Any, scale: Any = None) -> np.ndarray
     True
     """
     tokens = validate_tokens(sequences, model.num_pairs)
-    expected = answers(tokens, model.num_pairs)
-    return _margins(_last_logits(model, embed(model, tokens), scale), expected)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _margins_of(model, tokens, scales)
+
+
+def _margins_of(
+    model: Transformer, tokens: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """:func:`margins` of checked, answerable tokens (B, T) at checked scales: (B,)."""
+    readout = _last_logits(model, embed(model, tokens), scales)  # (B, 37)
+    return _margins(readout, _answers(tokens, model.num_pairs))
 
 
 def accuracy(
@@ -133,7 +141,8 @@ def exact_accuracy(model: Transformer, scale: Any = None) -> Fraction:
                 f"got an array of shape {np.shape(part)}"
             )
     tokens, counts, total = _canonical_classes(model.num_pairs)
-    correct = margins(model, tokens, scale) > 0  # (C,)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    correct = _margins_of(model, tokens, scales) > 0  # (C,)
     return Fraction(sum(int(c) for c in counts[correct]), total)
 
 
@@ -175,18 +184,18 @@ def critical_scales(
     True
     """
     tokens = validate_tokens(sequences, model.num_pairs)
-    iterations = check_positive_int(iterations, "iterations")
-    expected = answers(tokens, model.num_pairs)
-    upper = check_real(upper, "upper", low=0, low_open=True)
+    iterations = check_scalar(iterations, "iterations", int, min_val=1)
+    upper = check_scalar(upper, "upper", min_val=0, include_boundaries="right")
+    if first_block_scale is not None:
+        first = _check_one_scale(
+            first_block_scale, "first_block_scale", model.dim, len(tokens)
+        )
+    expected = _answers(tokens, model.num_pairs)
     x0 = embed(model, tokens)
 
-    def correct(scales: np.ndarray) -> np.ndarray:
-        scale = (
-            (scales, scales)
-            if first_block_scale is None
-            else (first_block_scale, scales)
-        )
-        return _margins(_last_logits(model, x0, scale), expected) > 0
+    def correct(scales: np.ndarray) -> np.ndarray:  # (B,) finite scales >= 0
+        pair = (scales, scales) if first_block_scale is None else (first, scales)
+        return _margins(_last_logits(model, x0, pair), expected) > 0
 
     lo = np.zeros(len(expected))
     hi = np.full(len(expected), float(upper))
@@ -194,8 +203,7 @@ def critical_scales(
         b = int(np.argmin(correct(hi)))
         raise ValueError(
             f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale "
-            f"upper={upper}; "
-            "raise upper"
+            f"upper={upper}; raise upper"
         )
     for _ in range(iterations):
         mid = (lo + hi) / 2
@@ -217,5 +225,5 @@ def ideal_critical_scale(num_pairs: int) -> float:
     >>> round(ideal_critical_scale(3), 12) == round(math.log(2), 12)
     True
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     return math.log(max(2, n - 1))

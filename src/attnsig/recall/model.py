@@ -31,8 +31,9 @@ makes it the identity).
 
 **Read-out**: the output block at the last position, read at temperature zero (argmax).
 
-Attention is ``attnsig.attention.scaled_dot_product_attention`` with a causal mask and
-the scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
+Attention is the arithmetic of ``attnsig.attention.scaled_dot_product_attention`` (its
+unchecked core, on inputs checked once at the public entry) with a causal mask and the
+scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
 (temperature-zero) limit, uniform over the maximal scores of each row.
 """
 
@@ -44,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
-from ..attention import _attend, causal_mask, scaled_dot_product_attention
+from .._attention_core import _attend, _scaled_dot_product, _with_causal
+from .._validation import as_float_array, check_scalar
 from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_tokens
 
 __all__ = [
@@ -188,7 +189,7 @@ def build_transformer(num_pairs: int = 3) -> Transformer:
     >>> model.w_q1.shape
     (111, 111)
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(
             f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
@@ -324,24 +325,27 @@ def embed(model: Transformer, tokens: np.ndarray) -> np.ndarray:
     return x
 
 
-def _check_scale(scale: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scale of block 1, scale of block 2): each 0-d (possibly inf) or of shape
-    (B,)."""
+def _check_scale(scale: Any, dim: int, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scale of block 1, scale of block 2), each 0-d (possibly inf) or of shape (B,).
+
+    The public functions check ``scale`` here once; the forward pass takes the result
+    unchecked.
+    """
     if isinstance(scale, tuple):
         if len(scale) != 2:
             raise ValueError(
-                "scale must be a number or a pair (block 1, block 2); "
-                f"got a tuple of length {len(scale)}"
+                "scale must be a number or a pair (block 1, block 2); got a tuple of "
+                f"length {len(scale)}"
             )
         return (
-            _check_one_scale(scale[0], "scale[0]", dim),
-            _check_one_scale(scale[1], "scale[1]", dim),
+            _check_one_scale(scale[0], "scale[0]", dim, batch),
+            _check_one_scale(scale[1], "scale[1]", dim, batch),
         )
-    one = _check_one_scale(scale, "scale", dim)
+    one = _check_one_scale(scale, "scale", dim, batch)
     return one, one
 
 
-def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
+def _check_one_scale(value: Any, name: str, dim: int, batch: int) -> np.ndarray:
     if value is None:
         return np.asarray(1.0 / math.sqrt(dim))
     arr = as_float_array(value, name, allow_inf=True, allow_bool=False)
@@ -355,8 +359,12 @@ def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
         )
     if arr.ndim == 1 and np.isinf(arr).any():
         raise ValueError(
-            f"{name}: a per-sequence scale must be finite; use the number math.inf "
-            "for the limit"
+            f"{name}: a per-sequence scale must be finite; use the number math.inf for "
+            "the limit"
+        )
+    if arr.ndim == 1 and arr.shape[0] != batch:
+        raise ValueError(
+            f"a per-sequence scale must have shape (B,) = ({batch},); got {arr.shape}"
         )
     return arr.astype(np.float64)
 
@@ -364,32 +372,26 @@ def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
 def _attention(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: np.ndarray, causal: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Attention with a scalar, infinite or per-sequence scale; returns (output,
-    weights).
+    """Attention with a checked scalar, infinite or per-sequence scale.
 
-    ``causal=False`` is used only for the last query row, which sees every position
-    anyway.
+    Returns (output, weights). ``causal=False`` is used only for the last query row,
+    which sees every position anyway.
     """
+    allowed = _with_causal(None, causal, q.shape[-2], k.shape[-2])  # (Tq, T) or None
     if scale.ndim == 0 and np.isinf(scale):
         # Temperature zero: all weight, uniformly, on the maximal scores of each row,
-        # i.e.
-        # the scores become +inf at the row maxima and -inf elsewhere.
+        # i.e. the scores become +inf at the row maxima and -inf elsewhere.
         scores = q @ np.swapaxes(k, -1, -2)  # (B, Tq, T)
-        if causal:
-            scores = np.where(causal_mask(q.shape[-2], k.shape[-2]), scores, -np.inf)
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
         top = scores.max(axis=-1, keepdims=True)
         at_top = np.isclose(scores, top, rtol=0.0, atol=1e-12)
         return _attend(np.where(at_top, np.inf, -np.inf), None, v)
     if scale.ndim == 1:
-        if scale.shape[0] != q.shape[0]:
-            raise ValueError(
-                f"a per-sequence scale must have shape (B,) = ({q.shape[0]},); "
-                f"got {scale.shape}"
-            )
         # Scaling the queries scales the scores row by row.
         q = q * scale[:, None, None]
         scale = np.asarray(1.0)
-    return scaled_dot_product_attention(q, k, v, causal=causal, scale=float(scale))
+    return _scaled_dot_product(q, k, v, allowed, float(scale))
 
 
 def _block1(model: Transformer, x0: np.ndarray, scale1: np.ndarray):
@@ -404,9 +406,11 @@ def _block1(model: Transformer, x0: np.ndarray, scale1: np.ndarray):
     return q1, k1, v1, weights1, attention1, residual1, ffn1, residual1 + ffn1
 
 
-def _trace(model: Transformer, x0: np.ndarray, scale: Any) -> Trace:
-    """The whole forward pass, every intermediate kept."""
-    scale1, scale2 = _check_scale(scale, model.dim)
+def _trace(
+    model: Transformer, x0: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> Trace:
+    """The whole forward pass, every intermediate kept (scales checked)."""
+    scale1, scale2 = scales
     block1 = _block1(model, x0, scale1)
     x1 = block1[-1]
     kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
@@ -422,13 +426,15 @@ def _trace(model: Transformer, x0: np.ndarray, scale: Any) -> Trace:
     )  # fmt: skip
 
 
-def _last_logits(model: Transformer, x0: np.ndarray, scale: Any) -> np.ndarray:
-    """The read-out at the last position only, shape (B, 37).
+def _last_logits(
+    model: Transformer, x0: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The read-out at the last position only, shape (B, 37) (scales checked).
 
     The last query row sees every position and no other row of block 2 influences it, so
     block 2 runs for that row alone.
     """
-    scale1, scale2 = _check_scale(scale, model.dim)
+    scale1, scale2 = scales
     x1 = _block1(model, x0, scale1)[-1]
     kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
     k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
@@ -477,7 +483,8 @@ def run(
     tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
-    return _trace(model, embed(model, tokens), scale)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _trace(model, embed(model, tokens), scales)
 
 
 def logits(
@@ -499,7 +506,8 @@ def logits(
     tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
-    return _last_logits(model, embed(model, tokens), scale)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _last_logits(model, embed(model, tokens), scales)
 
 
 def predict(

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_int_array, check_positive_int, check_rng
+from .._validation import as_int_array, check_rng, check_scalar
 
 __all__ = [
     "VOCAB",
@@ -155,7 +155,7 @@ def validate_tokens(
     ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs
     distinct keys (the construction would average their values)
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     tokens = tokenize(sequences)
     seq_len = 2 * n + 2
     if tokens.shape[1] != seq_len:
@@ -222,8 +222,11 @@ def answers(sequences: Any, num_pairs: int) -> np.ndarray:
     >>> [VOCAB[t] for t in answers(["A6B8C3B?", "A6B8C3C?"], 3)]
     ['8', '3']
     """
-    tokens = validate_tokens(sequences, num_pairs)
-    n = num_pairs
+    return _answers(validate_tokens(sequences, num_pairs), num_pairs)
+
+
+def _answers(tokens: np.ndarray, n: int) -> np.ndarray:
+    """:func:`answers` of checked, answerable tokens (B, 2n + 2)."""
     match = tokens[:, 0 : 2 * n : 2] == tokens[:, [2 * n]]  # (B, n), one True per row
     return tokens[:, 1 : 2 * n : 2][match]
 
@@ -245,8 +248,8 @@ def random_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.nda
     >>> detokenize(random_tokens(2, 3, np.random.default_rng(0)))[0][-1]
     '?'
     """
-    n = check_positive_int(num_pairs, "num_pairs")
-    size = check_positive_int(size, "size")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
+    size = check_scalar(size, "size", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(f"num_pairs must be at most {MAX_PAIRS}; got {n}")
     rng = check_rng(rng)
@@ -302,7 +305,7 @@ def canonical_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     >>> detokenize(tokens), counts  # one class: 26 letters times 10 digits
     (['A0A?'], array([260]))
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > 9:
         raise ValueError(
             "num_pairs must be at most 9 here (the number of classes grows like the "
@@ -366,7 +369,7 @@ def hardest_tokens(num_pairs: int) -> np.ndarray:
     >>> detokenize(hardest_tokens(3))
     ['A0B0C1C?']
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(
             f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
