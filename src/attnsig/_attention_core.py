@@ -68,8 +68,10 @@ def _softmax_inplace(scores: np.ndarray, axis: int = -1) -> bool:
 def _with_causal(
     allowed: np.ndarray | None, causal: bool, t: int, s: int
 ) -> np.ndarray | None:
-    """``allowed`` (``True`` = may attend, or None) and, with ``causal``, the (T, S)
-    causal mask."""
+    """Combine ``allowed`` (``True`` = may attend, or None) with the causal mask.
+
+    Without ``causal`` it is returned as it is; the causal mask has shape (T, S).
+    """
     if not causal:
         return allowed
     tri = np.tri(t, s, dtype=bool)  # (T, S): True on and below the diagonal

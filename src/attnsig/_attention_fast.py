@@ -47,10 +47,8 @@ def forward(mha, query, key, value, mask, causal: bool):
     with np.errstate(all="ignore"):
         q, k, v, computed = _in_projections(mha, query, key, value)
         # One sum per array replaces the NaN and inf scans: a NaN or an infinity
-        # anywhere
-        # makes the sum non-finite (a finite overflow of the sum merely sends a valid
-        # call
-        # to the readable path).
+        # anywhere makes the sum non-finite (a finite overflow of the sum merely sends
+        # a valid call to the readable path).
         finite = all(np.isfinite(np.sum(a)) for a in computed)
         if finite:
             result = _attend_heads(mha, q, k, v, mask, causal, batch)
@@ -90,8 +88,10 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
 
 
 def _in_projections(mha, query, key, value):
-    """``Q, K, V`` (views) with as few matrix products as the aliasing of the inputs
-    allows, and the arrays actually computed (for one finiteness check each)."""
+    """``Q, K, V`` (views) from as few matrix products as the inputs' aliasing allows.
+
+    Also returns the arrays actually computed, for one finiteness check each.
+    """
     e, w, b = mha.embed_dim, mha.in_proj_weight, mha.in_proj_bias
 
     def part(lo, hi):
@@ -139,8 +139,7 @@ def _causal_bias(rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
 
 
 def _attend_stacked(q4, k4, v4, forbidden, causal, scale, weights, heads4) -> bool:
-    """All heads and batch entries at once (small T * S); writes ``weights``,
-    ``heads4``."""
+    """All heads and batch entries at once (small T * S), written into the outputs."""
     np.matmul(q4, np.swapaxes(k4, -1, -2), out=weights)  # (..., H, T, S)
     weights *= scale
     t, s = weights.shape[-2:]

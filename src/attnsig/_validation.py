@@ -166,8 +166,7 @@ def as_vector(x: Any, name: str, dim: int | None = None) -> np.ndarray:
 def check_finite(
     arr: np.ndarray, name: str, *, allow_inf: bool = False, allow_nan: bool = False
 ) -> None:
-    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not
-    allowed.
+    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries not allowed.
 
     Examples
     --------
@@ -347,8 +346,7 @@ def check_indices(
     count: int | None = None,
     distinct: bool = True,
 ) -> list[int]:
-    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if
-    given.
+    """Return a list of ``int`` indices into ``n`` items: at least one, or ``count``.
 
     Examples
     --------
@@ -380,8 +378,7 @@ def check_indices(
 
 
 def check_bool_array(mask: Any, name: str) -> np.ndarray:
-    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is
-    ambiguous.
+    """Return ``mask`` as a boolean array; refuse numeric masks, which are ambiguous.
 
     A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package
     only takes boolean masks with True = may attend.
@@ -402,8 +399,9 @@ def check_bool_array(mask: Any, name: str) -> np.ndarray:
 def check_rng(
     rng: Any, name: str = "rng", *, seed_ok: bool = False
 ) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes
-    one.
+    """Return a ``numpy.random.Generator``, or with ``seed_ok`` one made from a seed.
+
+    With ``seed_ok``, an int seed or None is passed to ``numpy.random.default_rng``.
 
     Examples
     --------
@@ -452,8 +450,7 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
 def check_instance(
     value: Any, name: str, types: type | tuple[type, ...], expected: str
 ) -> Any:
-    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming
-    it.
+    """Return ``value`` if it is an instance of ``types``; else raise ``TypeError``.
 
     Examples
     --------
@@ -502,8 +499,9 @@ def check_float_dtype(dtype: Any, name: str) -> np.dtype:
 
 
 def check_sequence(value: Any, name: str, expected: str = "a sequence") -> list:
-    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and
-    others.
+    """Return ``list(value)`` for a list, tuple, range or array; refuse the rest.
+
+    Strings are refused too: ``"01"`` is not a sequence of letters here.
 
     Examples
     --------

@@ -445,6 +445,7 @@ class MultiHeadAttention:
         return out
 
     def __repr__(self) -> str:
+        """The constructor's arguments, as PyTorch's modules show them."""
         bias = self.in_proj_bias is not None
         return (
             f"MultiHeadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads}"

@@ -52,7 +52,7 @@ __all__ = [
 
 
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
-    """log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
+    """Return log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
     scores = keys @ query  # (n,)
     alpha = _weights(query, keys)  # (n,)
     # log alpha_index from the log-normaliser, so that a tiny weight keeps its digits
@@ -316,8 +316,7 @@ def min_scale_along(
     if tau >= 1.0 / num_top:
         raise ValueError(
             f"threshold {tau} is not reachable: {num_top} keys share the largest "
-            "score, "
-            f"so the target weights tend to 1/{num_top}"
+            f"score, so the target weights tend to 1/{num_top}"
         )
 
     def worst(t: float) -> float:

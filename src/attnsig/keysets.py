@@ -5,9 +5,8 @@
   assumption), :func:`random_copy_keys`, and the noisy first key ``k_1 = c u`` of
   :func:`noisy_keys`;
 * Gaussian keys ``k_i ~ N(mu_i, Sigma_i)`` of "Self-Attention and Transformers":
-  :func:`noisy_key_covariances` builds the sheet's covariances,
-  :func:`sample_keys` draws
-  many key sets at once.
+  :func:`noisy_key_covariances` builds the sheet's covariances, :func:`sample_keys`
+  draws many key sets at once.
 
 Randomness always comes from a ``numpy.random.Generator`` passed as ``rng`` (seed it for
 reproducible draws). Keys are rows; indices are 0-based (the sheet's ``k_1`` is
@@ -219,9 +218,8 @@ def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     """Symmetric square roots of positive semi-definite matrices (..., d, d)."""
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
     # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9)
-    # would add
-    # spurious noise in directions of zero variance: treat eigenvalues that small as
-    # zero.
+    # would add spurious noise in directions of zero variance: treat eigenvalues that
+    # small as zero.
     cutoff = (
         cov.shape[-1]
         * np.finfo(float).eps

@@ -51,8 +51,7 @@ def _check_rnn_weights(
     if w_hh.shape != (hidden, hidden):
         raise ValueError(
             f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih "
-            f"{w_ih.shape}; "
-            f"got {w_hh.shape}"
+            f"{w_ih.shape}; got {w_hh.shape}"
         )
     biases = []
     for name, b in (("b_ih", b_ih), ("b_hh", b_hh)):
@@ -270,9 +269,8 @@ def softmax_jacobian(p: Any) -> np.ndarray:
     p = as_float_array(p, "p", ndim_min=1)
     if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
         raise ValueError(
-            "p must hold probability vectors along its last axis (entries >= 0 "
-            "summing to 1); "
-            f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, "
+            "p must hold probability vectors along its last axis (entries >= 0 summing "
+            f"to 1); got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, "
             f"{p.sum(axis=-1).max()}]"
         )
     eye = np.eye(p.shape[-1])

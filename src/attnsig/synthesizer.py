@@ -406,6 +406,7 @@ class DenseSynthesizer:
         return out, weights  # (..., T, E), (..., H, T, T)
 
     def __repr__(self) -> str:
+        """The constructor's arguments."""
         return (
             f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
             f"max_len={self.max_len})"

@@ -28,8 +28,7 @@ __all__ = [
 
 
 def _margins(readout: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Read-out of the answer minus the largest other read-out, per row: (B, 37) ->
-    (B,)."""
+    """Read-out of the answer minus the largest other one, per row: (B, 37) -> (B,)."""
     rows = np.arange(len(expected))
     correct = readout[rows, expected]
     others = readout.copy()
@@ -129,8 +128,7 @@ def exact_accuracy(model: Transformer, scale: Any = None) -> Fraction:
     if model.num_pairs > _MAX_CANONICAL_PAIRS:
         raise ValueError(
             f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact "
-            "count "
-            "(the number of symmetry classes grows like the Bell numbers); got "
+            "count (the number of symmetry classes grows like the Bell numbers); got "
             f"{model.num_pairs}"
         )
     parts = scale if isinstance(scale, tuple) else (scale,)

@@ -144,19 +144,21 @@ class Transformer:
 
     @property
     def token_block(self) -> slice:
+        """Coordinates of the token block (the one-hot token)."""
         return slice(0, VOCAB_SIZE)
 
     @property
     def index_block(self) -> slice:
+        """Coordinates of the index block (position codes, then copied keys)."""
         return slice(VOCAB_SIZE, VOCAB_SIZE + self.index_width)
 
     @property
     def output_block(self) -> slice:
+        """Coordinates of the output block (what attention writes)."""
         return slice(VOCAB_SIZE + self.index_width, self.dim)
 
     def code_coordinate(self, code: int) -> int:
-        """Coordinate (in the full width ``d``) of the position code ``code`` in
-        ``1..T``."""
+        """Coordinate, in the full width ``d``, of the position code ``code`` (1..T)."""
         if not 1 <= code <= self.seq_len:
             raise ValueError(f"code must be in 1..{self.seq_len}; got {code}")
         return _code_coordinate(code)
@@ -164,8 +166,8 @@ class Transformer:
 
 def _code_coordinate(code: int) -> int:
     # Codes 1..9 reuse the digit coordinates of the index block (as in the sheet);
-    # larger codes
-    # get fresh coordinates after the 37 token coordinates of the index block.
+    # larger codes get fresh coordinates after the 37 token coordinates of the index
+    # block.
     local = code if code <= 9 else VOCAB_SIZE + (code - 10)
     return VOCAB_SIZE + local
 
@@ -218,12 +220,10 @@ def build_transformer(num_pairs: int = 3) -> Transformer:
     w_v1[tok + np.arange(VOCAB_SIZE), out + np.arange(VOCAB_SIZE)] = 1.0
 
     # Block 1 feed-forward network. Unit for letter L: relu(out_L + [code odd] - 1),
-    # which is
-    # out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an attention
-    # average
-    # of one-hot vectors); it writes into the letter coordinate of the index block. Two
-    # units
-    # per output coordinate, relu(o) - relu(-o) = o, clear the output block.
+    # which is out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an
+    # attention average of one-hot vectors); it writes into the letter coordinate of
+    # the index block. Two units per output coordinate, relu(o) - relu(-o) = o, clear
+    # the output block.
     n_letters = len(_LETTERS)
     hidden = n_letters + 2 * VOCAB_SIZE
     w_in = np.zeros((d, hidden))
@@ -242,8 +242,7 @@ def build_transformer(num_pairs: int = 3) -> Transformer:
     ffn1 = FeedForward(w_in, b_in, w_out1, np.zeros(d))
 
     # Block 2. Query = key = index block without code 1; value: token block -> output
-    # block,
-    # the query token "?" dropped.
+    # block, the query token "?" dropped.
     w_q2 = np.zeros((d, d))
     for j in range(idx, idx + width):
         if j != _code_coordinate(1):

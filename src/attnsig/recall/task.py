@@ -188,8 +188,8 @@ def validate_tokens(
     if not (tokens[:, -1] == _QUERY_ID).all():
         b = int(np.argmin(tokens[:, -1] == _QUERY_ID))
         raise ValueError(
-            f"sequence {b}: the last position must hold '?'; got "
-            f"{VOCAB[tokens[b, -1]]!r}"
+            f"sequence {b}: the last position must hold '?'; "
+            f"got {VOCAB[tokens[b, -1]]!r}"
         )
     if check_answerable:
         sorted_keys = np.sort(keys, axis=1)  # (B, n)
@@ -207,9 +207,8 @@ def validate_tokens(
         if not found.all():
             b = int(np.argmin(found))
             raise ValueError(
-                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among "
-                "the keys "
-                f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall"
+                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the "
+                f"keys {''.join(VOCAB[k] for k in keys[b])!r}; nothing to recall"
             )
     return tokens
 
@@ -267,8 +266,7 @@ def random_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.nda
 
 
 def _value_patterns(n: int) -> list[list[int]]:
-    """Restricted growth strings of length n with at most 10 blocks (equality patterns
-    of values)."""
+    """Equality patterns of n values: restricted growth strings of at most 10 blocks."""
     patterns: list[list[int]] = []
 
     def extend(prefix: list[int], blocks: int) -> None:
@@ -309,8 +307,7 @@ def canonical_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     if n > 9:
         raise ValueError(
             "num_pairs must be at most 9 here (the number of classes grows like the "
-            "Bell "
-            f"numbers); got {n}"
+            f"Bell numbers); got {n}"
         )
     key_orders = math.perm(len(_LETTERS), n)
     rows, counts = [], []
@@ -331,8 +328,7 @@ _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 @cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cached :func:`canonical_tokens` (read-only arrays) and the exact number of
-    prompts."""
+    """Cached :func:`canonical_tokens` (read-only) and the number of all prompts."""
     tokens, counts = canonical_tokens(n)
     tokens.flags.writeable = False
     counts.flags.writeable = False
@@ -348,10 +344,9 @@ def hardest_tokens(num_pairs: int) -> np.ndarray:
     block 1 copies the last pair's key with the smallest weight (its row sees the most
     positions). Checked to be the hardest symmetry class (largest
     :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
-    exhaustive search over
-    :func:`canonical_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
-    conjecture,
-    spot-checked on random prompts. For ``n = 1`` there is only one class.
+    exhaustive search over :func:`canonical_tokens` for ``2 <= n <= 5``; for larger
+    ``n`` this is a conjecture, spot-checked on random prompts. For ``n = 1`` there is
+    only one class.
 
     Parameters
     ----------
