@@ -403,3 +403,22 @@ def test_deprecated_names_of_release_0_1_0():
         assert R.build_recall_transformer is R.build_transformer
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         R.nonsense  # noqa: B018
+
+
+def test_the_scale_is_checked_once(monkeypatch, model3):
+    # The public entry checks the scale; the layers and the bisection steps do not.
+    from attnsig.recall import model as model_module
+
+    calls = []
+    checker = model_module.as_float_array
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return checker(*args, **kwargs)
+
+    monkeypatch.setattr(model_module, "as_float_array", counting)
+    R.critical_scales(model3, "A6B8C3B?", first_block_scale=2.0, iterations=20)
+    assert calls == ["first_block_scale"]
+    calls.clear()
+    R.run(model3, ["A6B8C3B?", "A6B8C3C?"], (1.0, np.array([2.0, 3.0])))
+    assert calls == ["scale[0]", "scale[1]"]
