@@ -206,9 +206,10 @@ def validate_tokens(
         found = (keys == queried[:, None]).any(axis=1)
         if not found.all():
             b = int(np.argmin(found))
+            listed = "".join(VOCAB[k] for k in keys[b])
             raise ValueError(
                 f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the "
-                f"keys {''.join(VOCAB[k] for k in keys[b])!r}; nothing to recall"
+                f"keys {listed!r}; there is nothing to recall"
             )
     return tokens
 
