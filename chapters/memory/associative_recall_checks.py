@@ -37,7 +37,7 @@ def recall_perfect_limit(limit_last_row, last_readout):
 
     from attnsig import recall
 
-    model_ = recall.build_recall_transformer(3)
+    model_ = recall.build_transformer(3)
     trace = recall.run(model_, "A6B8C3B?", math.inf)
     np.testing.assert_allclose(limit_last_row, trace.weights2[0, -1], rtol=0, atol=1e-9)
     np.testing.assert_allclose(last_readout, trace.logits[0, -1], rtol=0, atol=1e-9)
@@ -48,7 +48,7 @@ def recall_perfect_sheet_scale(sheet_scale_answer):
 
     from attnsig import recall
 
-    model_ = recall.build_recall_transformer(3)
+    model_ = recall.build_transformer(3)
     guess = recall.predict(model_, "A6B8C3B?", 1 / math.sqrt(111))[0]
     assert sheet_scale_answer == recall.VOCAB[guess]
 
@@ -139,8 +139,8 @@ def recall_scale_critical(beta_star):
 
     from attnsig import recall
 
-    model_ = recall.build_recall_transformer(3)
-    classes, _ = recall.canonical_recall_tokens(3)
+    model_ = recall.build_transformer(3)
+    classes, _ = recall.canonical_tokens(3)
     expected = recall.critical_scales(model_, classes).max()
     assert abs(float(beta_star) - expected) < 1e-3
 
@@ -150,9 +150,9 @@ def recall_scale_accuracy(acc_sheet, acc_zero):
 
     from attnsig import recall
 
-    model_ = recall.build_recall_transformer(3)
+    model_ = recall.build_transformer(3)
     for value, g in ((acc_sheet, 1 / math.sqrt(111)), (acc_zero, 0.0)):
-        expected = recall.exact_recall_accuracy(model_, g)  # a Fraction
+        expected = recall.exact_accuracy(model_, g)  # a Fraction
         assert abs(float(value) - float(expected)) < 1e-9, f"beta = {g:.4f}"
 
 
@@ -230,10 +230,10 @@ def recall_pairs_soft(soft_scales):
     from attnsig import recall
 
     for n in range(2, 6):
-        m = recall.build_recall_transformer(n)
+        m = recall.build_transformer(n)
         # the hardest class (the chapter checks it against all classes for n <= 5)
         expected = recall.critical_scales(
-            m, recall.hardest_recall_tokens(n), iterations=40
+            m, recall.hardest_tokens(n), iterations=40
         )[0]
         assert abs(float(soft_scales[n]) - expected) < 1e-3, f"n = {n}"
 
@@ -273,7 +273,7 @@ QUESTIONS["ex-recall-pairs"] = {
         "..., 26;\n"
         "soft_scales: a dict n -> beta*(n) for n = 2, 3, 4, 5, both blocks at "
         "the same scale\n"
-        "(recall.build_recall_transformer(n), 3 decimals)"
+        "(recall.build_transformer(n), 3 decimals)"
     ),
     "public": [recall_pairs_form],
     "hidden": [recall_pairs_ideal, recall_pairs_soft],
@@ -325,7 +325,7 @@ def recall_malformed_readouts(readout_missing, readout_repeated):
 
     from attnsig import recall
 
-    model_ = recall.build_recall_transformer(3)
+    model_ = recall.build_transformer(3)
     for r, prompt in ((readout_missing, "A6B8C3Z?"), (readout_repeated, "A6B8B3B?")):
         trace = recall.run(model_, prompt, math.inf, check_answerable=False)
         np.testing.assert_allclose(
