@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 
+from tools import book
 from tools import student_edition as se
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,14 +26,9 @@ KNOWN_FORWARD_REFERENCES = {
     ("rnn-mlp-attention", "chapters/attention-by-hand/scaled-dot-product"): 1,
     ("review-notes", "chapters/transformer-anatomy/cs224n-a5"): 1,
     ("associative-recall", "chapters/memory/signatures"): 3,
-    # cs224n-a5 leans on six theorems of one-head (issue 21, "Why").
-    ("cs224n-a5", "chapters/one-head/one-head"): 6,
-    ("cs224n-a5", "thm-onehead-copy-gap"): 4,
-    ("cs224n-a5", "thm-onehead-window"): 1,
-    ("cs224n-a5", "thm-onehead-window-finite"): 1,
-    ("cs224n-a5", "thm-onehead-single-noisy"): 1,
-    ("cs224n-a5", "thm-onehead-two-noisy"): 1,
-    ("cs224n-a5", "thm-onehead-one-vs-two"): 1,
+    # one-head now comes before cs224n-a5 (issue 21), which leaned on its theorems;
+    # one pointer back to the CS224N chapter remains.
+    ("one-head", "chapters/transformer-anatomy/cs224n-a5"): 1,
     ("one-head", "chapters/bounds-positions-lowrank/attention-bounds"): 2,
     ("one-head", "ex-bounds-noisy"): 1,
 }
@@ -52,9 +48,9 @@ def _page(source: str, target: str) -> str:
 
 def forward_references(root: Path = ROOT) -> Counter:
     """(chapter stem, target) -> places, for every reference to a later chapter."""
-    entries = se.toc_entries(root)
+    entries = book.toc_entries(root)
     chapters = [
-        str(p.relative_to(root).with_suffix("")) for p in se.chapter_notebooks()
+        str(p.relative_to(root).with_suffix("")) for p in book.chapter_notebooks()
     ]
     order = {entry: k for k, entry in enumerate(entries)}
     owner = {}
@@ -92,5 +88,5 @@ def test_no_chapter_refers_to_a_later_one():
 
 def test_forward_references_are_found():
     found = forward_references()
-    assert found[("cs224n-a5", "thm-onehead-copy-gap")] >= 1
+    assert found[("one-head", "ex-bounds-noisy")] >= 1
     assert not any(chapter == "tour" for chapter, _ in found)

@@ -6,8 +6,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from tools import course
-from tools import student_edition as se
+from tools import book, course
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,6 +76,6 @@ def test_plan_check_finds_a_prerequisite_taught_later():
 
 
 def test_syllabus_is_in_the_book():
-    assert "chapters/appendix/syllabus" in se.toc_entries()
+    assert "chapters/appendix/syllabus" in book.toc_entries()
     page = (ROOT / course.SYLLABUS).read_text()
     assert ":alt: Prerequisite graph" in page and len(course.load()["plans"]) >= 2

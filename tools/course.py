@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from tools import book
 from tools import student_edition as se
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,8 +38,8 @@ _ESTIMATE = re.compile(r"\*\*Estimated time[.:]\*\*.*?(?=\s+\*\*|\n\n|\Z)", re.S
 def load(root: Path = ROOT) -> dict:
     """The data file, with each chapter's path, number, title and exercise minutes."""
     data = yaml.safe_load((root / DATA).read_text())
-    paths = {p.stem: p for p in se.chapter_notebooks(root)}
-    numbers = se.chapter_numbers(root)
+    paths = {p.stem: p for p in book.chapter_notebooks(root)}
+    numbers = book.chapter_numbers(root)
     if set(paths) != set(data["chapters"]):
         raise ValueError(
             f"{DATA}: chapters {sorted(data['chapters'])} differ from the notebooks of "

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import nbformat
 
+from tools import book
 from tools import student_edition as se
 
 KINDS = ("boxes", "figures", "judge", "explorers")
@@ -207,7 +208,7 @@ def chapter_counts(path: Path) -> dict[str, list[str]]:
 
 
 def counts(root: Path = se.ROOT) -> dict[str, dict[str, list[str]]]:
-    return {p.stem: chapter_counts(p) for p in se.chapter_notebooks(root)}
+    return {p.stem: chapter_counts(p) for p in book.chapter_notebooks(root)}
 
 
 def report(found: dict[str, dict[str, list[str]]], details: bool = False) -> str:

@@ -1135,9 +1135,6 @@ def check() -> int:
             "edition, "
             f"0 allowed in the student edition"
         )
-    from tools import edition_checks  # issue 21's counts; tests ratchet them to 0
-
-    print(edition_checks.report(edition_checks.counts()))
     for p in problems:
         print(p)
     print(
