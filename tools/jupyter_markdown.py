@@ -578,9 +578,11 @@ def _directive(
         quoted = [f"> {ln}" if ln.strip() else ">" for ln in inner]
         return [f"> **{title}**", ">", *quoted] if title else quoted
     if name in {"figure", "image"}:
-        return (
-            inner  # the caption: the picture's path is the book's, not the notebook's
-        )
+        # The caption, under the figure's number: the picture's path is the book's.
+        figure = ctx.figures.get(options.get("name", ""))
+        if name == "figure" and figure and figure.number and inner:
+            return _run_on(f"*Figure {figure.number}.*", inner)
+        return inner
     return inner
 
 
