@@ -161,7 +161,20 @@ def render(tmp_path_factory):
         )
 
         def problems(nb) -> list[str]:
-            key = hashlib.sha256(nbformat.writes(nb).encode()).hexdigest()
+            # What is rendered: markdown and TeX outputs (not cell ids, which differ
+            # between two runs of the student edition's pipeline).
+            shown = [
+                (c.cell_type, c.source if c.cell_type == "markdown" else "", o)
+                for c in nb.cells
+                for o in [
+                    [
+                        x
+                        for x in c.get("outputs", [])
+                        if "text/latex" in x.get("data", {})
+                    ]
+                ]
+            ]
+            key = hashlib.sha256(repr(shown).encode()).hexdigest()
             if key not in seen:
                 path = folder / f"{key}.html"
                 path.write_text(page(nb))
@@ -226,10 +239,22 @@ def test_student_edition_notebooks(render, tmp_path):
     student_edition.prepare_source(source, out)
     notebooks = _chapters(out)
     assert len(notebooks) == len(chapter_notebooks())
+    checked = 0
     for name, nb in notebooks.items():
         tags = {t for c in nb.cells for t in c.get("metadata", {}).get("tags", [])}
         assert student_edition.SOLUTION_TAG not in tags, name
         assert not any("Solution to Exercise" in c.source for c in nb.cells), name
+        # No line of a solution's code that the chapter does not also show outside.
+        kept, removed = student_edition.strip_solutions(
+            nbformat.read(ROOT / name, as_version=4)
+        )
+        hidden = student_edition.fingerprints(
+            [c for c in removed if c.cell_type == "code"]
+        ) - student_edition.fingerprints(kept.cells)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert not [run for run in hidden if run in code], name
+        checked += len(hidden)
+    assert checked, "no solution code to look for: the check would be blind"
     with zipfile.ZipFile(source / student_edition.ARCHIVE) as zf:
         zipped = {
             n: nbformat.reads(zf.read(n).decode(), as_version=4)

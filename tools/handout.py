@@ -223,7 +223,12 @@ def full_html(html: Path = FULL_HTML, root: Path = ROOT) -> int:
         docname = path.relative_to(root).with_suffix("").as_posix()
         source = html / "_sources" / f"{docname}.ipynb"
         if source.exists():
-            nbformat.write(handout_copy(path, root, "full"), source)
+            nb = handout_copy(path, root, "full")
+            left = myst_left(nb)
+            if left:
+                print(f"{docname}: MyST left after the conversion: {left[:3]}")
+                return 1
+            nbformat.write(nb, source)
             count += 1
         page = html / f"{docname}.html"
         if page.exists():
