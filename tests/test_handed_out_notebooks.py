@@ -302,3 +302,27 @@ def test_myst_left_finds_what_the_conversion_would_miss():
     assert len(handout.myst_left(nb)) == 4
     nb.cells = nb.cells[3:]
     assert handout.myst_left(nb) == []
+
+
+def test_full_edition_buttons_open_the_rendered_copies(tmp_path):
+    """`handout full-html`: the download copy and the launch buttons of a built page."""
+    chapter = chapter_notebooks()[0]
+    docname = chapter.relative_to(ROOT).with_suffix("").as_posix()
+    addresses = handout.launch_addresses(docname)
+    assert set(addresses) == {"binder", "colab"}
+    (tmp_path / "index.html").write_text("<html></html>")
+    page = tmp_path / f"{docname}.html"
+    page.parent.mkdir(parents=True)
+    # As sphinx-book-theme writes them, from repository.url, .branch and .path_to_book.
+    page.write_text("".join(f'<a href="{old}">' for old, _ in addresses.values()))
+    source = tmp_path / "_sources" / f"{docname}.ipynb"
+    source.parent.mkdir(parents=True)
+    source.write_bytes(chapter.read_bytes())
+    assert handout.myst_left(nbformat.read(source, as_version=4))
+    assert handout.full_html(tmp_path) == 0
+    links = page.read_text()
+    for old, new in addresses.values():
+        assert old not in links and new in links
+        assert f"/{handout.FULL_FOLDER}/{docname}.ipynb" in new
+        assert f"/{student_edition.STUDENT_BRANCH}" in new
+    assert handout.myst_left(nbformat.read(source, as_version=4)) == []
