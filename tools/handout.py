@@ -29,15 +29,9 @@ from pathlib import Path
 
 import nbformat
 
+from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks, solution_blocks
 from tools.jupyter_markdown import Context, context_for, to_jupyter
 from tools.nbtools import repository_url
-from tools.student_edition import (
-    ROOT,
-    STUDENT_BRANCH,
-    chapter_notebooks,
-    exercise_numbers,
-    solution_blocks,
-)
 
 FULL_HTML = ROOT / "_build" / "html"
 # The folder of the `student` branch that holds the full edition's launch targets.
@@ -165,7 +159,7 @@ def handout_copy(path: Path, root: Path, edition: str):
     """The rendered copy of the chapter notebook at `path` (a book under `root`)."""
     context = replace(context_for(path, root), base_url=site_url(edition, root))
     nb = nbformat.read(path, as_version=4)
-    return handout_notebook(nb, context, exercise_numbers(path, root))
+    return handout_notebook(nb, context, context.exercises)
 
 
 def write_full(target: Path, root: Path = ROOT) -> list[Path]:

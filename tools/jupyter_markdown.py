@@ -31,8 +31,14 @@ from pathlib import Path
 
 import nbformat
 
-from tools.book import ROOT, chapter_notebooks, chapter_numbers, toc_entries
-from tools.student_edition import exercise_numbers, numbered_objects
+from tools.book import (
+    ROOT,
+    chapter_notebooks,
+    chapter_numbers,
+    exercise_numbers,
+    numbered_objects,
+    toc_entries,
+)
 
 
 @dataclass(frozen=True)

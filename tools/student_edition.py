@@ -42,10 +42,15 @@ import nbformat
 import yaml
 
 from tools.book import (
+    _EQUATION,
+    _OPTION,
     ROOT,
     STUDENT_BRANCH,
+    Numbered,
     chapter_notebooks,
-    chapter_numbers,
+    exercise_numbers,
+    exercise_statements,
+    numbered_objects,
     solution_blocks,
 )
 from tools.book import in_solution as _in_solution
@@ -83,67 +88,6 @@ def strip_solutions(nb) -> tuple[object, list]:
         (removed if in_solution else kept).append(cell)
     nb.cells = kept
     return nb, removed
-
-
-_DIRECTIVE = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{([\w:-]+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
-)
-_OPTION = re.compile(r":(label|name):\s*(\S+)")
-_EQUATION = re.compile(r"\$\$\s*\(([^)\s]+)\)")
-_TARGET = re.compile(r"^\(([^)\s]+)\)=\s*$", re.M)
-# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without
-# a number).
-_NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math")
-
-
-@dataclass(frozen=True)
-class Numbered:
-    """One numbered (or referable) object.
-
-    Its kind is a directive name, 'figure', 'equation' or 'target'; its label is ''
-    when it has none.
-    """
-
-    kind: str
-    label: str
-
-
-def numbered_objects(cells) -> list[Numbered]:
-    """The objects of the cells that Sphinx numbers or that a reference can point to, in
-    order.
-    """
-    found: list[Numbered] = []
-    for cell in cells:
-        if cell.cell_type == "markdown":
-            items = []
-            for m in _DIRECTIVE.finditer(cell.source):
-                if _NUMBERED.fullmatch(m.group(2)):
-                    option = _OPTION.search(m.group(4))
-                    items.append(
-                        (
-                            m.start(),
-                            Numbered(m.group(2), option.group(2) if option else ""),
-                        )
-                    )
-            items += [
-                (m.start(), Numbered("equation", m.group(1)))
-                for m in _EQUATION.finditer(cell.source)
-            ]
-            items += [
-                (m.start(), Numbered("target", m.group(1)))
-                for m in _TARGET.finditer(cell.source)
-            ]
-            found += [item for _, item in sorted(items, key=lambda x: x[0])]
-        elif cell.cell_type == "code":
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
-            has_image = any(
-                k.startswith("image/")
-                for o in cell.get("outputs", [])
-                for k in o.get("data", {})
-            )
-            if figure and has_image:
-                found.append(Numbered("figure", figure.get("name", "")))
-    return found
 
 
 _PROVED = (
@@ -680,33 +624,6 @@ def _heading_before(cells, index: int) -> str:
             if m:
                 return m.group(1).strip()
     return "top of the chapter"
-
-
-def exercise_statements(cells) -> dict[str, str]:
-    statements = {}
-    for cell in cells:
-        if cell.cell_type != "markdown":
-            continue
-        for m in re.finditer(
-            r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
-        ):
-            label = _OPTION.search(m.group(1))
-            if label:
-                statements[label.group(2)] = m.group(2)
-    return statements
-
-
-def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
-    """'7.5' for every exercise label of a chapter, as the book numbers them."""
-    chapter = chapter_numbers(root).get(str(path.relative_to(root).with_suffix("")), 0)
-    nb = nbformat.read(path, as_version=4)
-    labels = [
-        label
-        for cell in nb.cells
-        if cell.cell_type == "markdown"
-        for label in exercise_statements([cell])
-    ]
-    return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
