@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from attnsig import _signature_numpy
 from attnsig import signature as sigmod
 from attnsig.signature import (
     chen,
@@ -302,19 +303,11 @@ def test_every_method_equals_reference(method):
         )
 
 
-@pytest.mark.parametrize(
-    ("method", "mitm_chunk", "segment_chunk"),
-    [
-        ("horner", 1 << 17, 1 << 17),  # the per-segment update, one chunk
-        ("horner", 1 << 17, 1),  # per-segment update, one path per chunk
-        ("meet-in-the-middle", 1 << 24, 1 << 17),  # meet-in-the-middle, one chunk
-        ("meet-in-the-middle", 1, 1 << 17),  # meet-in-the-middle, one path per chunk
-    ],
-)
-def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chunk):
-    # The chunk sizes only trade memory for speed: no size may change a number.
-    monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
-    monkeypatch.setattr(sigmod, "_SEGMENT_CHUNK_ENTRIES", segment_chunk)
+@pytest.mark.parametrize("method", ["horner", "meet-in-the-middle"])
+@pytest.mark.parametrize("chunk", [1, 1 << 17])
+def test_chunking_equals_reference(monkeypatch, method, chunk):
+    # The chunk size only trades memory for speed: no size may change a number.
+    monkeypatch.setattr(_signature_numpy, "CHUNK_ENTRIES", chunk)
     rng = np.random.default_rng(4)
     for shape, depth in SHAPES_AND_DEPTHS:
         path = _random_path(rng, shape)
@@ -326,23 +319,25 @@ def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chun
         )
 
 
-@pytest.mark.parametrize(
-    ("batch", "length", "d", "depth", "expected"),
-    [
-        (64, 10, 3, 4, "horner"),  # a wide batch of short paths
-        (2, 10, 3, 4, "meet-in-the-middle"),  # a few paths
-        (64, 1000, 3, 4, "meet-in-the-middle"),  # long paths
-        (
-            1,
-            200_000,
-            4,
-            6,
-            "horner",
-        ),  # one path too big for meet-in-the-middle's memory
-    ],
-)
-def test_auto_picks_the_numpy_method_by_shape(batch, length, d, depth, expected):
-    assert sigmod._numpy_method(batch, length, d, depth) == expected
+def test_numpy_route_uses_horner_only_for_paths_too_long_for_memory(monkeypatch):
+    used = []
+    for name in ("signature_horner", "signature_meet_in_middle"):
+        original = getattr(_signature_numpy, name)
+        monkeypatch.setattr(
+            _signature_numpy,
+            name,
+            lambda *args, name=name, original=original: (
+                used.append(name) or original(*args)
+            ),
+        )
+    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
+    path = _random_path(np.random.default_rng(9), (3, 50, 2))
+    expected = signature_reference(path, 4)
+    np.testing.assert_allclose(signature(path, 4), expected, rtol=1e-12, atol=1e-12)
+    per_path = _signature_numpy._meet_in_middle_entries(2, 4, 49)
+    monkeypatch.setattr(_signature_numpy, "MAX_PATH_ENTRIES", per_path - 1)
+    np.testing.assert_allclose(signature(path, 4), expected, rtol=1e-12, atol=1e-12)
+    assert used == ["signature_meet_in_middle", "signature_horner"]
 
 
 def test_method_is_checked():
@@ -354,18 +349,14 @@ def test_method_is_checked():
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
 @pytest.mark.parametrize("d", [1, 2, 3])
-def test_meet_in_middle_every_split_equals_reference(monkeypatch, d, depth):
+def test_meet_in_middle_every_split_equals_reference(d, depth):
     rng = np.random.default_rng(10 * d + depth)
     for length in (2, 3, 8):
         path = _random_path(rng, (2, length, d))
         expected = signature_reference(path, depth)
         for split in range(1, depth + 1):
-            monkeypatch.setattr(
-                sigmod, "_meet_in_middle_split", lambda depth, split=split: split
-            )
-            points = np.ascontiguousarray(path.transpose(2, 0, 1))  # (d, B, L)
             np.testing.assert_allclose(
-                sigmod._signature_meet_in_middle(points, depth).T,
+                _signature_numpy.signature_meet_in_middle(path, depth, split),
                 expected,
                 rtol=1e-12,
                 atol=1e-12,

@@ -29,16 +29,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["signature_per_path", "signature_lanes", "LANES"]
+__all__ = ["signature", "signature_per_path", "signature_lanes", "LANES"]
 
 # Paths run side by side in signature_lanes. A compile-time constant, so the innermost
-# loops have a
-# known trip count. Measured on AVX-512: with 8 or 16 lanes LLVM left the loops scalar,
-# with 32 it
-# vectorised some of them; 64 lanes ran 1.5-3x faster than those, and the working set
-# (64 running
-# signatures, 61 kB at d = 3, depth 4) still fits in L2.
+# loops have a known trip count. Measured on AVX-512 and on AVX2: with 8, 16 or 32 lanes
+# LLVM vectorised few of the loops, and 64 lanes ran 1.5-3x faster than those.
 LANES = 64
+# A last group of fewer paths than this goes to the per-path kernel: at d = 3, depth 4,
+# a 64-lane group costs about as much as 27 paths one at a time.
+MIN_PATHS_FOR_LANES = 32
+
+
+def signature(paths: np.ndarray, depth: int) -> np.ndarray:
+    """Signatures of ``paths`` (B, L, d), ``L >= 2``, by the kernels below: (B, D).
+
+    Whole groups of ``LANES`` paths go to the lane kernel (SIMD across paths); a batch
+    smaller than ``MIN_PATHS_FOR_LANES``, or a last partial group that small, goes to
+    the per-path kernel, where padding the group would waste most of the lanes.
+    """
+    paths = np.ascontiguousarray(paths, dtype=np.float64)  # one compiled specialisation
+    depth = int(depth)
+    batch = paths.shape[0]
+    tail = batch % LANES
+    in_lanes = batch if tail >= MIN_PATHS_FOR_LANES else batch - tail
+    if in_lanes == batch:
+        return signature_lanes(paths, depth)
+    if in_lanes == 0:
+        return signature_per_path(paths, depth)
+    return np.concatenate(
+        [
+            signature_lanes(paths[:in_lanes], depth),
+            signature_per_path(paths[in_lanes:], depth),
+        ]
+    )
 
 
 @njit(cache=True)
