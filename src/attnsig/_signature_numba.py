@@ -4,14 +4,15 @@ Both kernels compute the truncated signatures of a batch of piecewise-linear pat
 returned in the flat layout of :mod:`attnsig.signature` (levels ``1..depth``, words in
 lexicographic order, first letter = earliest time), by the recurrence written out in the
 docstring of :mod:`attnsig.signature`: one Horner update of the running signature per
-segment, levels updated in place from the top down. Each Horner step first adds ``S_m``
-into the accumulator (once, not once per letter of ``D``) and then writes the tensor
-product with ``D / s`` by flat index arithmetic.
+segment, levels updated in place from the top down, the tensor products written by flat
+index arithmetic.
 
 * :func:`signature_lanes` runs ``LANES`` paths side by side with the path index
   innermost: every innermost loop is a loop of fixed length ``LANES`` over contiguous
-  memory, which LLVM turns into SIMD instructions whatever ``d`` is. Best for a batch of
-  many paths.
+  memory, which LLVM turns into SIMD instructions whatever ``d`` is. Each group's
+  increments are read once, path by path in memory order, into a lane-major array:
+  gathering them lane by lane at every segment cost a third of the time. Best for a
+  batch of many paths with signatures of moderate size.
 * :func:`signature_per_path` runs over one path at a time, for a few paths. With small
   ``d`` the tensor product's loop over the new letter is too short to vectorise, so this
   kernel stores each level with its words *reversed* (last letter most significant):
@@ -38,24 +39,33 @@ LANES = 64
 # A last group of fewer paths than this goes to the per-path kernel: at d = 3, depth 4,
 # a 64-lane group costs about as much as 27 paths one at a time.
 MIN_PATHS_FOR_LANES = 32
+# Beyond this many entries per signature, LANES running signatures (512 kB here) no
+# longer fit in a core's cache and the per-path kernel is faster (measured at d = 5,
+# depth 5: 3905 entries, lanes 1.4x slower).
+MAX_LANES_DIM = 1024
+# Let LLVM fuse a multiply and an add into one FMA instruction (one rounding instead of
+# two): no other fast-math licence, so a result moves by an ulp or so, far below the
+# 1e-12 to which the tests hold every method.
+_FASTMATH = {"contract"}
 
 
 def signature(paths: np.ndarray, depth: int) -> np.ndarray:
     """Signatures of ``paths`` (B, L, d), ``L >= 2``, by the kernels below: (B, D).
 
-    Whole groups of ``LANES`` paths go to the lane kernel (SIMD across paths); a batch
-    smaller than ``MIN_PATHS_FOR_LANES``, or a last partial group that small, goes to
-    the per-path kernel, where padding the group would waste most of the lanes.
+    The lane kernel (SIMD across paths) takes whole groups of ``LANES`` paths while
+    ``LANES`` running signatures fit in the cache (``MAX_LANES_DIM``); the per-path
+    kernel takes the rest, and a last group of fewer than ``MIN_PATHS_FOR_LANES``
+    paths, where padding would waste most of the lanes.
     """
     paths = np.ascontiguousarray(paths, dtype=np.float64)  # one compiled specialisation
     depth = int(depth)
-    batch = paths.shape[0]
+    batch, _, d = paths.shape
     tail = batch % LANES
     in_lanes = batch if tail >= MIN_PATHS_FOR_LANES else batch - tail
+    if sum(d**k for k in range(1, depth + 1)) > MAX_LANES_DIM or in_lanes == 0:
+        return signature_per_path(paths, depth)
     if in_lanes == batch:
         return signature_lanes(paths, depth)
-    if in_lanes == 0:
-        return signature_per_path(paths, depth)
     return np.concatenate(
         [
             signature_lanes(paths[:in_lanes], depth),
@@ -175,13 +185,14 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FASTMATH)
 def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
     """Truncated signatures of a batch of paths, ``LANES`` paths side by side.
 
-    The same operations per path as :func:`signature_per_path`, on working arrays
-    ``(entries, LANES)`` with the path innermost and words in the output's order. A
-    last, partial group is padded with constant paths (zero increments), whose lanes are
+    The same update per path as :func:`signature_per_path`, on working arrays
+    ``(entries, LANES)`` with the path innermost and words in the output's order. Each
+    Horner step is one fused pass, ``acc <- acc (x) D / (k - m) + S_{m+1}``. A last,
+    partial group is padded with constant paths (zero increments), whose lanes are
     computed and dropped.
 
     Parameters
@@ -198,48 +209,50 @@ def signature_lanes(paths: np.ndarray, depth: int) -> np.ndarray:
     dim = offsets[depth]
     inverse = _inverse_integers(depth)
     out = np.empty((batch, dim))
-    width = max(
-        d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
-    )  # d**(depth-1), at least d
+    width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1)
     sig = np.empty((dim, LANES))  # running signatures, one per lane
+    increments = np.zeros((max(length - 1, 0), d, LANES))
     step = np.empty((depth + 1, d, LANES))  # step[s] = D / s per lane
     acc = np.empty((width, LANES))
     nxt = np.empty((width, LANES))
     for first in range(0, batch, LANES):
         used = min(LANES, batch - first)
+        for lane in range(used):  # read each path once, in memory order
+            for n in range(length - 1):
+                for j in range(d):
+                    increments[n, j, lane] = (
+                        paths[first + lane, n + 1, j] - paths[first + lane, n, j]
+                    )
+        increments[:, :, used:] = 0.0  # padded lanes: constant paths
         sig[:] = 0.0
-        step[:] = 0.0  # padded lanes keep zero increments
         for n in range(length - 1):
-            for j in range(d):
-                for lane in range(used):
-                    delta = paths[first + lane, n + 1, j] - paths[first + lane, n, j]
-                    for s in range(1, depth + 1):
-                        step[s, j, lane] = delta * inverse[s]
-            for k in range(depth, 1, -1):
+            for s in range(1, depth + 1):
                 for j in range(d):
                     for lane in range(LANES):
-                        acc[j, lane] = step[k, j, lane]
+                        step[s, j, lane] = increments[n, j, lane] * inverse[s]
+            for k in range(depth, 1, -1):
+                for j in range(d):  # acc <- S_1 + D / k
+                    for lane in range(LANES):
+                        acc[j, lane] = sig[j, lane] + step[k, j, lane]
                 size = d
-                for m in range(1, k):
-                    start = offsets[m - 1]
+                for m in range(1, k - 1):  # acc <- acc (x) D / (k - m) + S_{m+1}
+                    level = offsets[m]
                     for i in range(size):
+                        for j in range(d):
+                            row = i * d + j
+                            for lane in range(LANES):
+                                nxt[row, lane] = (
+                                    acc[i, lane] * step[k - m, j, lane]
+                                    + sig[level + row, lane]
+                                )
+                    acc, nxt = nxt, acc
+                    size *= d
+                level = offsets[k - 1]  # S_k += acc (x) D
+                for i in range(size):
+                    for j in range(d):
+                        row = level + i * d + j
                         for lane in range(LANES):
-                            acc[i, lane] += sig[start + i, lane]  # acc <- S_m + acc
-                    if m < k - 1:  # acc <- acc (x) D / (k - m)
-                        for i in range(size):
-                            for j in range(d):
-                                row = i * d + j
-                                for lane in range(LANES):
-                                    nxt[row, lane] = acc[i, lane] * step[k - m, j, lane]
-                        acc, nxt = nxt, acc
-                        size *= d
-                    else:  # last factor: S_k += acc (x) D, straight into level k
-                        top = offsets[k - 1]
-                        for i in range(size):
-                            for j in range(d):
-                                row = top + i * d + j
-                                for lane in range(LANES):
-                                    sig[row, lane] += acc[i, lane] * step[1, j, lane]
+                            sig[row, lane] += acc[i, lane] * step[1, j, lane]
             for j in range(d):
                 for lane in range(LANES):
                     sig[j, lane] += step[1, j, lane]
