@@ -403,14 +403,33 @@ def test_each_compiled_kernel_equals_reference(monkeypatch, kernel):
         )
 
 
+@pytest.mark.parametrize(("batch", "depth"), [(1, 1), (1, 4), (3, 3), (5, 2), (31, 3)])
+@pytest.mark.parametrize("pieces", [2, 4, 8])
+def test_compiled_pieces_equal_reference(monkeypatch, batch, depth, pieces):
+    # A few long paths cut along time, the pieces run in lanes and joined by Chen; the
+    # length leaves the last piece short (padded with zero increments).
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    kernels = _kernels_or_skip()
+    if batch * pieces > kernels.LANES:
+        pytest.skip("more pieces than lanes")
+    path = _random_path(np.random.default_rng(batch + pieces), (batch, 45, 2))
+    np.testing.assert_allclose(
+        kernels.signature_pieces(path, depth, pieces),
+        signature_reference(path, depth),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("length", [4, 300])
 @pytest.mark.parametrize("batch", [1, 31, 32, 63, 64, 65, 95, 96, 130])
-def test_compiled_batch_split_equals_reference(monkeypatch, batch):
-    # Whole lane groups, a padded last group, and a small tail handed to the per-path
-    # kernel.
+def test_compiled_batch_split_equals_reference(monkeypatch, batch, length):
+    # Whole lane groups, a padded last group, a small tail handed to the per-path
+    # kernel, and a few long paths cut into pieces.
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
     _kernels_or_skip()
     rng = np.random.default_rng(batch)
-    path = _random_path(rng, (batch, 4, 2))
+    path = _random_path(rng, (batch, length, 2))
     np.testing.assert_allclose(
         signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12
     )
