@@ -11,8 +11,10 @@ contiguous rows.
   few signatures per path, whatever the length.
 * :func:`signature_meet_in_middle`: whole-path array operations and one matrix product
   per path (see :func:`_meet_in_middle`); its Python overhead does not grow with the
-  path length, which makes it the faster of the two on every shape measured (see
-  ``benchmarks/bench_signature.py``), at the price of memory proportional to the length.
+  path length, at the price of memory proportional to it. Measured on nine shapes, it
+  was up to 4x faster than the Horner update on long paths and wide signatures, and at
+  most 1.5x slower (a wide batch of paths of 10 to 100 points, d**depth <= 125): one
+  rule for every shape is worth that.
 
 :func:`signature` picks meet-in-the-middle unless one path would need more than
 ``MAX_PATH_ENTRIES`` float64 entries, where the Horner update takes over.
