@@ -319,7 +319,15 @@ def test_chunking_equals_reference(monkeypatch, method, chunk):
         )
 
 
-def test_numpy_route_uses_horner_only_for_paths_too_long_for_memory(monkeypatch):
+@pytest.mark.parametrize(
+    ("shape", "cap", "expected"),
+    [
+        ((3, 50, 2), None, "signature_meet_in_middle"),  # few long paths
+        ((60, 50, 2), None, "signature_horner"),  # more paths than segments
+        ((3, 50, 2), 1, "signature_horner"),  # too long for meet-in-the-middle
+    ],
+)
+def test_numpy_route_picks_the_method_by_shape(monkeypatch, shape, cap, expected):
     used = []
     for name in ("signature_horner", "signature_meet_in_middle"):
         original = getattr(_signature_numpy, name)
@@ -330,14 +338,14 @@ def test_numpy_route_uses_horner_only_for_paths_too_long_for_memory(monkeypatch)
                 used.append(name) or original(*args)
             ),
         )
+    if cap is not None:
+        monkeypatch.setattr(_signature_numpy, "MAX_PATH_ENTRIES", cap)
     monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
-    path = _random_path(np.random.default_rng(9), (3, 50, 2))
-    expected = signature_reference(path, 4)
-    np.testing.assert_allclose(signature(path, 4), expected, rtol=1e-12, atol=1e-12)
-    per_path = _signature_numpy._meet_in_middle_entries(2, 4, 49)
-    monkeypatch.setattr(_signature_numpy, "MAX_PATH_ENTRIES", per_path - 1)
-    np.testing.assert_allclose(signature(path, 4), expected, rtol=1e-12, atol=1e-12)
-    assert used == ["signature_meet_in_middle", "signature_horner"]
+    path = _random_path(np.random.default_rng(9), shape)
+    np.testing.assert_allclose(
+        signature(path, 4), signature_reference(path, 4), rtol=1e-12, atol=1e-12
+    )
+    assert used == [expected]
 
 
 def test_method_is_checked():

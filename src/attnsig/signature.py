@@ -368,7 +368,8 @@ def signature(path: Any, depth: int, *, method: str = "auto") -> np.ndarray:
           product per path; memory grows with the length.
         * ``"auto"`` (default): ``"compiled"`` when numba can be imported (and the
           environment variable ``ATTNSIG_DISABLE_NUMBA`` is not ``1``); otherwise
-          ``"meet-in-the-middle"``, or ``"horner"`` for a path too long for its memory.
+          ``"horner"`` for a batch of at least as many paths as segments or a path
+          too long for the memory of ``"meet-in-the-middle"``, which takes the rest.
 
     Returns
     -------
