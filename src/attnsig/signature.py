@@ -42,9 +42,11 @@ level ``k`` from the top down (each level reads the old lower ones):
 
     S_k <- S_k + (S_{k-1} + (S_{k-2} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D/2) (x) D.
 
-The compiled kernels and ``"horner"`` implement this line; ``"meet-in-the-middle"`` sums
-the same terms grouped by the segment that holds the middle letter of each word, so that
-one matrix product per path gives the upper levels (see ``attnsig._signature_numpy``).
+The compiled kernels and ``"horner"`` implement this line (the kernels also cut a few
+long paths into pieces, run side by side and joined with :func:`chen`'s product);
+``"meet-in-the-middle"`` sums the same terms grouped by the segment that holds the
+middle letter of each word, so that one matrix product per path gives the upper levels
+(see ``attnsig._signature_numpy``).
 """
 
 from __future__ import annotations
