@@ -93,8 +93,10 @@ def signature(paths: np.ndarray, depth: int) -> np.ndarray:
 
 @njit(cache=True)
 def _level_offsets(d: int, depth: int) -> np.ndarray:
-    """Start of levels ``1..depth`` in the flat signature, plus its end: shape
-    ``(depth + 1,)``."""
+    """Start of levels ``1..depth`` in the flat signature, plus its end.
+
+    Shape ``(depth + 1,)``.
+    """
     offsets = np.zeros(depth + 1, dtype=np.int64)
     size = 1
     for k in range(1, depth + 1):
@@ -105,8 +107,10 @@ def _level_offsets(d: int, depth: int) -> np.ndarray:
 
 @njit(cache=True)
 def _inverse_integers(depth: int) -> np.ndarray:
-    """``[nan, 1/1, 1/2, ..., 1/depth]``: ``D / s`` becomes a multiplication in the hot
-    loop."""
+    """Reciprocals ``[nan, 1/1, 1/2, ..., 1/depth]``.
+
+    ``D / s`` becomes a multiplication in the hot loop.
+    """
     inverse = np.full(depth + 1, np.nan)
     for s in range(1, depth + 1):
         inverse[s] = 1.0 / s
@@ -115,8 +119,10 @@ def _inverse_integers(depth: int) -> np.ndarray:
 
 @njit(cache=True)
 def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray:
-    """``perm[p]``: where the word at flat position ``p`` sits when words are stored
-    reversed."""
+    """Positions of the words when they are stored reversed.
+
+    ``perm[p]`` is where the word at flat position ``p`` sits.
+    """
     perm = np.empty(offsets[depth], dtype=np.int64)
     for k in range(1, depth + 1):
         for index in range(offsets[k] - offsets[k - 1]):
@@ -132,8 +138,9 @@ def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray
 
 @njit(cache=True)
 def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
-    """Truncated signatures of a batch of paths, one path at a time (words stored
-    reversed).
+    """Truncated signatures of a batch of paths, one path at a time.
+
+    Words are stored reversed.
 
     Parameters
     ----------
@@ -308,9 +315,11 @@ def _chen_lanes(
 def _lane_group(
     increments: np.ndarray, depth: int, offsets: np.ndarray, sig: np.ndarray
 ) -> None:
-    """Signatures ``sig`` (D, LANES) of ``LANES`` paths from their increments
-    (N, d, LANES), one Horner update per segment. Each Horner step is one fused pass,
-    ``acc <- acc (x) D / (k - m) + S_{m+1}``."""
+    """Signatures ``sig`` (D, LANES) of ``LANES`` paths from their increments.
+
+    The increments are (N, d, LANES); one Horner update per segment. Each Horner step is
+    one fused pass, ``acc <- acc (x) D / (k - m) + S_{m+1}``.
+    """
     segments, d, _ = increments.shape
     inverse = _inverse_integers(depth)
     width = max(d, offsets[depth - 1] - offsets[max(depth - 2, 0)])  # d**(depth-1)

@@ -60,8 +60,10 @@ def _chunks(batch: int, per_path: int):
 
 
 def _tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Tensor product of letter-major arrays: (d**i, ...) and (d**j, ...) ->
-    (d**(i+j), ...), the letters of ``a`` first."""
+    """Tensor product of letter-major arrays (d**i, ...) and (d**j, ...).
+
+    The result is (d**(i+j), ...), the letters of ``a`` first.
+    """
     return (a[:, None] * b[None]).reshape((-1,) + a.shape[1:])
 
 
@@ -136,8 +138,7 @@ def signature_meet_in_middle(
 def _meet_in_middle_entries(
     d: int, depth: int, segments: int, split: int | None = None
 ) -> int:
-    """A bound on the float64 entries per path of the largest meet-in-the-middle
-    arrays."""
+    """Bound the float64 entries per path of the largest meet-in-the-middle arrays."""
     split = min(depth // 2 + 1 if split is None else split, depth)
     right = depth - split
     lefts = d**split * (right + 1)
@@ -175,8 +176,10 @@ def _meet_in_middle(points: np.ndarray, depth: int, split: int) -> np.ndarray:
     prefixes = [np.ones(1), points[..., :-1] - points[..., :1]]  # P_1(n) = X_n - X_0
 
     def left_factor(level: int, b: int) -> np.ndarray:
-        """L_b for words cut at ``level``, (d**level, B, N), by Horner from the
-        innermost term ``D / (level + b)``."""
+        """L_b for words cut at ``level``, (d**level, B, N).
+
+        By Horner from the innermost term ``D / (level + b)``.
+        """
         if level == 1:
             return increments / math.factorial(1 + b)
         acc = scaled[level + b]

@@ -95,8 +95,10 @@ _COMPILED: ModuleType | None | bool = None
 
 
 def _as_path(path: Any, name: str = "path") -> np.ndarray:
-    """Return ``path`` as a float64 array of shape ``(..., L, d)`` with ``L >= 1`` and
-    ``d >= 1``."""
+    """Return ``path`` as a float64 array of shape ``(..., L, d)``.
+
+    ``L >= 1`` and ``d >= 1``.
+    """
     arr = as_float_array(path, name, ndim_min=2)
     if arr.shape[-2] == 0:
         raise ValueError(
@@ -111,8 +113,10 @@ def _as_path(path: Any, name: str = "path") -> np.ndarray:
 
 
 def _as_signature(sig: Any, name: str, d: int, depth: int) -> np.ndarray:
-    """Return a flat signature array whose last axis has length
-    ``signature_dim(d, depth)``."""
+    """Return a flat signature array.
+
+    Its last axis has length ``signature_dim(d, depth)``.
+    """
     arr = as_float_array(sig, name, ndim_min=1).astype(np.float64, copy=False)
     expected = signature_dim(d, depth)
     if arr.shape[-1] != expected:
@@ -150,8 +154,10 @@ def signature_dim(d: int, depth: int) -> int:
 
 
 def _level_offsets(d: int, depth: int) -> list[int]:
-    """Start of each level ``1..depth`` in the flat signature (plus the end), length
-    ``depth + 1``."""
+    """Start of each level ``1..depth`` in the flat signature, plus the end.
+
+    Length ``depth + 1``.
+    """
     return [sum(d**j for j in range(1, k)) for k in range(1, depth + 2)]
 
 
@@ -264,8 +270,9 @@ def _split_flat_levels(sig: np.ndarray, d: int, depth: int) -> list[np.ndarray]:
 
 
 def _tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Tensor product of flat levels ``a`` (..., d**i) and ``b`` (..., d**j) -> (...,
-    d**(i+j)).
+    """Tensor product of flat levels ``a`` (..., d**i) and ``b`` (..., d**j).
+
+    The result has shape (..., d**(i+j)).
 
     Entry ``ia * d**j + ib`` is ``a[ia] * b[ib]``: the letters of ``a`` come first.
     """
@@ -274,8 +281,10 @@ def _tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _chen_flat(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
-    """Truncated product ``(1 + a) (x) (1 + b)`` of two signatures given as lists of
-    flat levels."""
+    """Truncated product ``(1 + a) (x) (1 + b)`` of two signatures.
+
+    Both are given as lists of flat levels.
+    """
     depth = len(a)
     out = []
     for k in range(1, depth + 1):
@@ -287,8 +296,10 @@ def _chen_flat(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _segment_exponential(delta: np.ndarray, depth: int) -> list[np.ndarray]:
-    """Signature of one straight segment with increment ``delta`` (..., d): level k =
-    delta^(x)k / k!."""
+    """Signature of one straight segment with increment ``delta`` (..., d).
+
+    Level k is delta^(x)k / k!.
+    """
     out = [delta]
     for k in range(2, depth + 1):
         out.append(_tensor(out[-1], delta) / k)
