@@ -20,7 +20,7 @@ EDITION_BOUNDS = {
     "rnn-mlp-attention": (0, 1, 1, 0),
     "scaled-dot-product": (4, 3, 1, 1),
     "review-notes": (0, 0, 0, 0),
-    "cs224n-a5": (1, 1, 1, 0),
+    "cs224n-a5": (0, 0, 0, 0),
     "one-head": (10, 5, 1, 1),
     "attention-bounds": (6, 4, 1, 0),
     "position-encoding": (4, 1, 1, 0),
