@@ -385,7 +385,7 @@ QUESTIONS["ex-abh-q23-verdict"] = {
     "rubric": [
         (
             "Written part: reads the garbled entries as the book does (W_Q row 3 = "
-            "-1/2, Q_31 = 5/2, S_12 = -5/2) and says why (1)"
+            "-1/2, Q_31 = 5/2, (QK^T)_12 = -5/2) and says why (1)"
         ),
         (
             "Written part: notes that the sheet's map and outputs are for unscaled "
