@@ -17,8 +17,8 @@ EDITION_BOUNDS = {
     # chapter: (boxes without a statement, placeholder figures, unquoted "Judge the
     # sheet" exercises, explorers that draw an exercise's answer)
     "tour": (0, 0, 0, 0),
-    "rnn-mlp-attention": (0, 1, 1, 0),
-    "scaled-dot-product": (4, 3, 1, 1),
+    "rnn-mlp-attention": (0, 0, 0, 0),
+    "scaled-dot-product": (0, 0, 0, 0),
     "review-notes": (0, 0, 0, 0),
     "cs224n-a5": (0, 0, 0, 0),
     "one-head": (10, 5, 1, 1),

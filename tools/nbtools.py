@@ -176,8 +176,8 @@ def glued_math(source: str) -> list[tuple[int, str]]:
     A `$$` block (or an amsmath `\\begin{...}` environment) starts only after a blank
     line. Glued to the line of text above it, or with text before it on its line, it
     stays inside the paragraph and the reader sees raw TeX (and run-together italics)
-    instead of an equation. Code fences are skipped; directive bodies (theorems,
-    admonitions) are checked.
+    instead of an equation. Code fences and inline code are skipped; directive bodies
+    (theorems, admonitions) are checked.
     """
     problems: list[tuple[int, str]] = []
     lines = source.splitlines()

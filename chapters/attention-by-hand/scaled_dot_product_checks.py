@@ -131,11 +131,12 @@ QUESTIONS["ex-abh-q2c"] = {
     "rubric": [
         (
             "One head: one weighting per query and one value map, so the routing "
-            "blocks a_ij W_o W_v have rank at most one (1)"
+            "blocks a_ij W_O^T W_V^T, stacked, have rank at most one (1)"
         ),
         (
-            "H heads give H independent weightings at the same parameter count and "
-            "cost, because the heads split the width (1)"
+            "H heads give H independent weightings with the same parameter count "
+            "and multiply-adds in the products, because the heads split the width; "
+            "only the H n^2 attention weights grow with H (1)"
         ),
     ],
 }
@@ -168,21 +169,21 @@ QUESTIONS["ex-abh-q2d"] = {
 # --- ex-abh-q3a
 
 
-def abh_q3a_shapes(Q, K, V, S):
+def abh_q3a_shapes(Q, K, V, QKt):
     import sympy as sp
 
     for name, m, shape in (
         ("Q", Q, (3, 2)),
         ("K", K, (3, 2)),
         ("V", V, (3, 2)),
-        ("S", S, (3, 3)),
+        ("QKt", QKt, (3, 3)),
     ):
         assert m is not ... and sp.Matrix(m).shape == shape, (
             f"{name} should have shape {shape}"
         )
 
 
-def abh_q3a_exact(Q, K, V, S):
+def abh_q3a_exact(Q, K, V, QKt):
     import sympy as sp
 
     R = sp.Rational
@@ -198,26 +199,27 @@ def abh_q3a_exact(Q, K, V, S):
         return a.shape == b.shape and a == b
 
     assert same(Q, Q0) and same(K, K0) and same(V, V0), "Q, K or V"
-    assert same(S, S0), "the scores, exactly and unscaled"
+    assert same(QKt, S0), "the products Q K^T, exactly and unscaled"
 
 
-def abh_q3a_wrong_scaled_scores(S):
+def abh_q3a_wrong_scaled_scores(QKt):
     import sympy as sp
 
-    S = S / sp.sqrt(2)
-    return {"S": S}
+    QKt = QKt / sp.sqrt(2)
+    return {"QKt": QKt}
 
 
-def abh_q3a_wrong_transposed_scores(S):
-    S = S.T
-    return {"S": S}
+def abh_q3a_wrong_transposed_scores(QKt):
+    QKt = QKt.T
+    return {"QKt": QKt}
 
 
 QUESTIONS["ex-abh-q3a"] = {
     "points": 3,
-    "answer": ["Q", "K", "V", "S"],
+    "answer": ["Q", "K", "V", "QKt"],
     "describe": (
-        "Q, K, V and the scores S = Q K^T, exactly (sympy matrices or exact fractions)"
+        "Q, K, V and the unscaled products QKt = Q K^T, exactly (sympy matrices or "
+        "exact fractions)"
     ),
     "public": [abh_q3a_shapes],
     "hidden": [abh_q3a_exact],
@@ -280,12 +282,12 @@ def abh_q3b_values(a_s, out_s, a_r, out_r):
         )
 
 
-def abh_q3b_wrong_column_wise(S, Vn, to_float):
+def abh_q3b_wrong_column_wise(QKt, Vn, to_float):
     import numpy as np
 
     from attnsig.attention import softmax
 
-    a_s = softmax(to_float(S) / np.sqrt(2), axis=0)
+    a_s = softmax(to_float(QKt) / np.sqrt(2), axis=0)
     out_s = a_s @ Vn
     return {"a_s": a_s, "out_s": out_s}
 
@@ -383,7 +385,7 @@ QUESTIONS["ex-abh-q23-verdict"] = {
     "rubric": [
         (
             "Written part: reads the garbled entries as the book does (W_Q row 3 = "
-            "-1/2, Q_31 = 5/2, S_12 = -5/2) and says why (1)"
+            "-1/2, Q_31 = 5/2, (QK^T)_12 = -5/2) and says why (1)"
         ),
         (
             "Written part: notes that the sheet's map and outputs are for unscaled "
