@@ -140,31 +140,34 @@
 
   // A box that scrolls sideways (a wide formula or explorer picture on a phone) can be
   // reached with Tab to scroll it, as the theme does for code blocks.
-  // (A ResizeObserver sees a box appear when its dropdown opens, and a formula grow when
-  // MathJax typesets it.)
+  // Boxes are checked again after a resize, once MathJax has typeset the formulas, and
+  // after a click (a dropdown that opens shows its formulas).
   var SCROLLERS = ".attnsig-explorer-view, div.math, span.math, mjx-container[display='true'], table.indextable";
-  function updateScroller(el) {
-    if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
-    else if (el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
-  }
-  var watch = window.ResizeObserver
-    ? new ResizeObserver(function (entries) {
-        entries.forEach(function (entry) { updateScroller(entry.target); });
-      })
-    : null;
-  function watchScrollers() {
+  // Only a resize takes a tab stop away: after a click (a dialog may be open and the
+  // page behind it laid out otherwise) boxes only gain one.
+  function updateScrollers(resized) {
     document.querySelectorAll(SCROLLERS).forEach(function (el) {
-      if (!watch) return updateScroller(el);
-      if (el.bookWatched) return;
-      el.bookWatched = true;
-      watch.observe(el);
+      if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
+      else if (resized === true && el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
     });
   }
-  document.addEventListener("DOMContentLoaded", watchScrollers);
-  // The formulas exist once MathJax has typeset them.
+  var pending = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () { updateScrollers(true); }, 100);
+  });
+  document.addEventListener("click", function () { setTimeout(updateScrollers, 400); });
   window.addEventListener("load", function () {
-    watchScrollers();
+    updateScrollers();
     var mj = window.MathJax;
-    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(watchScrollers);
+    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(updateScrollers);
+  });
+
+  // The bibliography (docutils): a "list" whose entries are "doc-biblioentry", which ARIA
+  // does not accept as list items (axe: critical); the entries keep their own role.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".citation-list[role='list']").forEach(function (el) {
+      el.removeAttribute("role");
+    });
   });
 })();
