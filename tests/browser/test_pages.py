@@ -197,6 +197,18 @@ def _check_explorers(tab, problems: list[str]) -> None:
         if (sliders.count() + radios.count()) == 0 or image.count() == 0:
             problems.append(f"{name}: no control or no image")
             continue
+        # The reader reaches the explorer first: the pictures around it load (lazily,
+        # moving the layout) and its frames are fetched; the redraw is timed after that.
+        explorer.scroll_into_view_if_needed()
+        try:
+            tab.page.wait_for_function(
+                "() => Array.from(document.images).every(i => i.complete || "
+                "i.getBoundingClientRect().bottom < -innerHeight || "
+                "i.getBoundingClientRect().top > 2 * innerHeight)",
+                timeout=10000,
+            )
+        except Exception:
+            pass  # a picture that never loads is reported by the image check
         for k in range(sliders.count()):
             slider = sliders.nth(k)
             low, high = (
