@@ -156,7 +156,8 @@
     clearTimeout(pending);
     pending = setTimeout(function () { updateScrollers(true); }, 100);
   });
-  document.addEventListener("click", function () { setTimeout(updateScrollers, 400); });
+  // (In the capture phase: the solution titles' handler above stops the click there.)
+  document.addEventListener("click", function () { setTimeout(updateScrollers, 400); }, true);
   window.addEventListener("load", function () {
     updateScrollers();
     var mj = window.MathJax;
