@@ -55,7 +55,9 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests tools benchmarks chapters
 	$(BIN)/ruff format --check src tests tools benchmarks chapters
 
-# What a reader sees: every page of both editions in Chromium at 1400 and 400 px
+# What a reader sees: every page of both editions in Chromium at 1400 and 400 px, with
+# axe-core's accessibility rules in light and dark mode and each page's weight (report:
+# _build/browser-report.json and .md, the README's figures)
 # (tests/browser; needs `make book student` first, which `make test` does). Installs
 # Debian's chromium when it is missing and we are root (CI); elsewhere the tests skip
 # with a message. Screenshots of failures: _build/browser-failures/.

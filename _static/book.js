@@ -1,5 +1,5 @@
 // Behaviour fixes of the book's pages (sphinx-book-theme 1.3.0, sphinx-togglebutton 0.4.5,
-// sphinx-exercise 1.2.1); registered in _config.yml (sphinx.config.html_js_files).
+// sphinx-exercise 1.2.1, Sphinx 7.4's search); Jupyter Book adds every .js file of _static/.
 // tests/browser checks what each fix is for.
 (function () {
   "use strict";
@@ -20,4 +20,155 @@
     },
     true
   );
+
+  // A link to something inside a closed dropdown (a theorem or an equation in a solution)
+  // landed on empty space: the dropdown opens and the target is scrolled to.
+  function reveal(hash) {
+    if (!hash || hash.length < 2) return;
+    var target;
+    try {
+      target = document.getElementById(decodeURIComponent(hash.slice(1)));
+    } catch (e) {
+      return;
+    }
+    if (!target) return;
+    var opened = false;
+    for (var el = target; el && el !== document.body; el = el.parentElement) {
+      if (el.classList.contains("toggle-hidden")) {
+        var button = el.querySelector(".toggle-button");
+        if (button) {
+          button.click();
+          opened = true;
+        }
+      }
+      if (el.tagName === "DETAILS" && !el.open) {
+        el.open = true;
+        opened = true;
+      }
+    }
+    if (opened) {
+      requestAnimationFrame(function () {
+        target.scrollIntoView({ block: "start" });
+      });
+    }
+  }
+  window.addEventListener("hashchange", function () {
+    reveal(location.hash);
+  });
+  // A click on a link to the anchor already in the address changes no hash.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[href*='#']");
+    if (!link || link.origin !== location.origin || link.pathname !== location.pathname) return;
+    if (link.hash === location.hash) setTimeout(function () { reveal(link.hash); }, 0);
+  });
+  window.addEventListener("load", function () {
+    reveal(location.hash);
+  });
+
+  // Print: closed <details> print open too (sphinx-togglebutton opens its own dropdowns).
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (el) {
+      el.open = true;
+      el.setAttribute("data-book-print-opened", "");
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    document.querySelectorAll("details[data-book-print-opened]").forEach(function (el) {
+      el.open = false;
+      el.removeAttribute("data-book-print-opened");
+    });
+  });
+
+  // Search forgives accents: "Levy" finds "Lévy". The index's words are folded to their
+  // letters without accents (Sphinx's index keeps them) and so is the query; snippets
+  // show "…" for a formula instead of its raw TeX.
+  function fold(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  }
+  // A folded word is filed under itself and under its stem: the query "levy" is stemmed
+  // to "levi", while Sphinx left "lévy" unstemmed (the stemmer sees no vowel in "lév").
+  function foldTerms(terms) {
+    if (!terms) return;
+    var stemmer = typeof Stemmer === "undefined" ? null : new Stemmer();
+    Object.keys(terms).forEach(function (word) {
+      var plain = fold(word);
+      if (plain === word) return;
+      var keys = [plain];
+      if (stemmer && stemmer.stemWord(plain) !== plain) keys.push(stemmer.stemWord(plain));
+      keys.forEach(function (key) {
+        var merged = [].concat(terms[key] === undefined ? [] : terms[key], terms[word]);
+        merged = merged.filter(function (doc, i) { return merged.indexOf(doc) === i; });
+        terms[key] = merged.length === 1 ? merged[0] : merged.sort(function (a, b) { return a - b; });
+      });
+    });
+  }
+  function foldIndex(index) {
+    if (!index || index.bookFolded) return;
+    foldTerms(index.terms);
+    foldTerms(index.titleterms);
+    index.bookFolded = true;
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    if (typeof Search === "undefined") return;
+    foldIndex(Search._index);
+    var setIndex = Search.setIndex;
+    Search.setIndex = function (index) {
+      foldIndex(index);
+      return setIndex(index);
+    };
+    var parseQuery = Search._parseQuery;
+    Search._parseQuery = function (query) {
+      return parseQuery(fold(query));
+    };
+    var htmlToText = Search.htmlToText;
+    Search.htmlToText = function (html, anchor) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      doc.querySelectorAll("span.math, div.math, .math, script[type^='math']").forEach(function (el) {
+        el.replaceWith("…");
+      });
+      return fold(htmlToText(doc.documentElement.outerHTML, anchor));
+    };
+  });
+
+  // Markdown pages: the download menu offers no raw MyST source (a notebook page keeps
+  // its notebook; every page keeps "print to PDF").
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".dropdown-download-buttons a[href*='_sources/'][href$='.md']").forEach(function (a) {
+      (a.closest("li") || a).remove();
+    });
+  });
+
+  // A box that scrolls sideways (a wide formula or explorer picture on a phone) can be
+  // reached with Tab to scroll it, as the theme does for code blocks.
+  // Boxes are checked again after a resize, once MathJax has typeset the formulas, and
+  // after a click (a dropdown that opens shows its formulas).
+  var SCROLLERS = ".attnsig-explorer-view, div.math, span.math, mjx-container[display='true'], table.indextable";
+  // Only a resize takes a tab stop away: after a click (a dialog may be open and the
+  // page behind it laid out otherwise) boxes only gain one.
+  function updateScrollers(resized) {
+    document.querySelectorAll(SCROLLERS).forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
+      else if (resized === true && el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
+    });
+  }
+  var pending = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () { updateScrollers(true); }, 100);
+  });
+  // (In the capture phase: the solution titles' handler above stops the click there.)
+  document.addEventListener("click", function () { setTimeout(updateScrollers, 400); }, true);
+  window.addEventListener("load", function () {
+    updateScrollers();
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(updateScrollers);
+  });
+
+  // The bibliography (docutils): a "list" whose entries are "doc-biblioentry", which ARIA
+  // does not accept as list items (axe: critical); the entries keep their own role.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".citation-list[role='list']").forEach(function (el) {
+      el.removeAttribute("role");
+    });
+  });
 })();

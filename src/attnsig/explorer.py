@@ -10,6 +10,13 @@ A chapter's explorer is one drawing function
 * :func:`live_explorer` wraps the same function in ipywidgets sliders for Jupyter,
   Binder and Colab, where a running kernel redraws the figure for any value.
 
+A numeric parameter is a slider that announces its value (``aria-valuetext``); a
+parameter of categories (strings, booleans) is a group of radio buttons. In a notebook
+the frames travel inside the HTML; in the HTML book this module is also a Sphinx
+extension (``attnsig.explorer`` in the book's extensions) that writes them to image
+files (lossless WebP) which the page fetches only when the reader reaches or touches
+the explorer.
+
 matplotlib and ipywidgets are imported only when an explorer is made, so the rest of the
 package needs neither.
 """
@@ -22,6 +29,7 @@ import io
 import itertools
 import json
 import re
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +38,39 @@ from ._validation import check_callable, check_instance, check_positive_int
 __all__ = ["StaticExplorer", "static_explorer", "live_explorer"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+# The explorer's behaviour (ES5: any notebook front end runs it). Frames are fetched
+# when the explorer comes near the screen, is pointed at or is focused; a control
+# redraws the image from the frame of the chosen values.
+_SCRIPT = (
+    "(function(){var root=document.getElementById(UID);"
+    "var sizes=JSON.parse(root.getAttribute('data-sizes'));"
+    "var frames=JSON.parse(root.querySelector('script.attnsig-explorer-frames')"
+    ".textContent);var img=root.querySelector('img.attnsig-explorer-frame');"
+    "var controls=root.querySelectorAll('[data-param]');var kept=null;"
+    "function fetchAll(){if(kept)return;kept=frames.map(function(src){"
+    "var im=new Image();im.src=src;return im;});}"
+    "function show(){fetchAll();var k=0;Array.prototype.forEach.call(controls,"
+    "function(el,i){var j;if(el.type==='range'){j=parseInt(el.value,10);"
+    "var t=JSON.parse(el.getAttribute('data-labels'))[j];"
+    "el.setAttribute('aria-valuetext',t);el.nextElementSibling.textContent=t;}"
+    "else{var c=el.querySelector('input:checked');j=c?parseInt(c.value,10):0;}"
+    "k=k*sizes[i]+j;});img.src=frames[k];}"
+    "root.addEventListener('input',show);root.addEventListener('change',show);"
+    "root.addEventListener('pointerenter',fetchAll);"
+    "root.addEventListener('focusin',fetchAll);"
+    "if(window.IntersectionObserver){var seen=new IntersectionObserver("
+    "function(es){if(es.some(function(e){return e.isIntersecting;})){fetchAll();"
+    "seen.disconnect();}},{rootMargin:'300px'});seen.observe(root);}"
+    "else{fetchAll();}})();"
+)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height in pixels of a PNG image (from its header)."""
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
 
 
 class StaticExplorer:
@@ -88,46 +129,81 @@ class StaticExplorer:
             index = index * len(values) + i
         return index
 
+    def _is_category(self, param: str) -> bool:
+        """Whether a parameter's values are categories (radio buttons), not numbers."""
+        return any(
+            isinstance(v, bool) or not isinstance(v, (int, float))
+            for v in self.grid[param]
+        )
+
+    def _texts(self, param: str) -> list[str]:
+        """What the reader reads for each value of a parameter (booleans: yes, no)."""
+        return [
+            ("yes" if v else "no")
+            if isinstance(v, bool)
+            else self.formats[param].format(v)
+            for v in self.grid[param]
+        ]
+
     def to_html(self) -> str:
-        """The explorer as one HTML fragment: sliders, readouts, image and script."""
+        """The explorer as one HTML fragment: controls, readouts, image and script.
+
+        A numeric parameter is a slider whose ``aria-valuetext`` is the value a reader
+        sees beside it; a parameter of categories is a group of radio buttons. The
+        frames are a JSON list in a ``<script type="application/json">`` element; the
+        image shows one of them, and the others are fetched when the reader reaches or
+        touches the explorer (the book's build puts file names in that list).
+        """
         uid = f"attnsig-explorer-{self.name}"
         sources = [
             "data:image/png;base64," + base64.b64encode(f).decode("ascii")
             for f in self.frames
         ]
         rows = []
-        for k, (param, values) in enumerate(self.grid.items()):
+        for k, param in enumerate(self.grid):
             label = html.escape(self.labels[param])
-            text = [self.formats[param].format(v) for v in values]
-            rows.append(
-                '<label class="attnsig-explorer-control" '
-                # Spacing for notebook front ends, which do not load the book's CSS.
-                f'style="margin-right:1.5em">{label} '
-                f'<input type="range" min="0" max="{len(values) - 1}" step="1" '
-                f'value="{self.default[k]}" data-param="{html.escape(param)}" '
-                f"data-labels='{html.escape(json.dumps(text))}' "
-                f'aria-label="{label}"> '
-                f"<output>{html.escape(text[self.default[k]])}</output></label>"
-            )
+            text = self._texts(param)
+            at = self.default[k]
+            if self._is_category(param):
+                options = "".join(
+                    f'<label style="margin-right:0.75em"><input type="radio" '
+                    f'name="{uid}-{html.escape(param)}" value="{i}"'
+                    f"{' checked' if i == at else ''}> {html.escape(t)}</label>"
+                    for i, t in enumerate(text)
+                )
+                rows.append(
+                    '<fieldset class="attnsig-explorer-control" '
+                    f'data-param="{html.escape(param)}" '
+                    # Spacing for notebook front ends, which do not load the book's CSS.
+                    'style="display:inline-block;border:0;margin:0 1.5em 0 0;'
+                    'padding:0"><legend style="float:left;width:auto;'
+                    f'margin:0 0.75em 0 0;padding:0;font-size:inherit">{label}</legend>'
+                    f"{options}</fieldset>"
+                )
+            else:
+                rows.append(
+                    '<label class="attnsig-explorer-control" '
+                    'style="margin-right:1.5em">'
+                    f'{label} <input type="range" min="0" max="{len(text) - 1}" '
+                    f'step="1" value="{at}" data-param="{html.escape(param)}" '
+                    f"data-labels='{html.escape(json.dumps(text))}' "
+                    f'aria-label="{label}" aria-valuetext="{html.escape(text[at])}"> '
+                    f"<output>{html.escape(text[at])}</output></label>"
+                )
         sizes = [len(v) for v in self.grid.values()]
-        first = sources[self._frame_index(self.default)]
+        first = self._frame_index(self.default)
+        width, height = _png_size(self.frames[first])
         return (
-            f'<div class="attnsig-explorer" id="{uid}">'
+            f'<div class="attnsig-explorer" id="{uid}" '
+            f"data-sizes='{json.dumps(sizes)}'>"
             f'<div class="attnsig-explorer-controls">{"".join(rows)}</div>'
-            f'<img class="attnsig-explorer-frame" src="{first}" '
-            f'alt="{html.escape(self.alt)}" '
-            'style="max-width:100%;height:auto">'
-            "<script>(function(){"
-            f"var root=document.getElementById({json.dumps(uid)});"
-            f"var frames={json.dumps(sources)};var sizes={json.dumps(sizes)};"
-            "var inputs=root.querySelectorAll('input[type=range]');"
-            "var img=root.querySelector('img');"
-            "function show(){var k=0;inputs.forEach(function(el,i){"
-            "k=k*sizes[i]+parseInt(el.value,10);"
-            "el.nextElementSibling.textContent=JSON.parse(el.dataset.labels)[el.value];});"
-            "img.src=frames[k];}"
-            "inputs.forEach(function(el){el.addEventListener('input',show);});"
-            "})();</script></div>"
+            '<div class="attnsig-explorer-view">'
+            f'<img class="attnsig-explorer-frame" src="{sources[first]}" '
+            f'width="{width}" height="{height}" alt="{html.escape(self.alt)}" '
+            f'style="max-width:100%;height:auto;--natural-width:{width}px"></div>'
+            '<script type="application/json" class="attnsig-explorer-frames">'
+            f"{json.dumps(sources)}</script>"
+            f"<script>{_SCRIPT.replace('UID', json.dumps(uid))}</script></div>"
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, Any]:
@@ -286,3 +362,121 @@ def live_explorer(draw: Callable[..., Any], **controls: Any):
         plt.show()
 
     return widgets.interactive(show, **controls)
+
+
+# --- The HTML book: frames as image files ---------------------------------------------
+
+_FRAMES = re.compile(
+    r'(<script type="application/json" class="attnsig-explorer-frames">)(.*?)'
+    r"(</script>)",
+    re.S,
+)
+_SHOWN = re.compile(r'<img class="attnsig-explorer-frame" src="(data:image/png;[^"]*)"')
+
+
+def _frames_to_files(page: str, save: Callable[[bytes], str]) -> str:
+    """An HTML page whose explorers name image files instead of carrying their frames.
+
+    ``save(png)`` stores one frame and returns the address the page fetches it from.
+    The image shown first is loaded lazily, when it comes near the screen.
+
+    Examples
+    --------
+    >>> page = (
+    ...     '<img class="attnsig-explorer-frame" src="data:image/png;base64,AAAA">'
+    ...     '<script type="application/json" class="attnsig-explorer-frames">'
+    ...     '["data:image/png;base64,AAAA", "data:image/png;base64,AAAB"]</script>'
+    ... )
+    >>> stored = []
+    >>> def save(png):
+    ...     stored.append(png)
+    ...     return f"f{len(stored)}"
+    >>> out = _frames_to_files(page, save)
+    >>> print(out)  # doctest: +NORMALIZE_WHITESPACE
+    <img class="attnsig-explorer-frame" loading="lazy" src="f1"><script
+    type="application/json" class="attnsig-explorer-frames">["f1", "f2"]</script>
+    """
+    addresses: dict[str, str] = {}
+
+    def address(source: str) -> str:
+        if source not in addresses:
+            png = base64.b64decode(source.split(",", 1)[1])
+            addresses[source] = save(png)
+        return addresses[source]
+
+    def frames(match: re.Match) -> str:
+        sources = json.loads(match.group(2))
+        names = json.dumps([address(s) for s in sources])
+        return match.group(1) + names + match.group(3)
+
+    def shown(match: re.Match) -> str:
+        return (
+            '<img class="attnsig-explorer-frame" loading="lazy" '
+            f'src="{html.escape(address(match.group(1)))}"'
+        )
+
+    page = _FRAMES.sub(frames, page)
+    return _SHOWN.sub(shown, page)
+
+
+_EAGER_IMG = re.compile(r"<img (?![^>]*\bloading=)")
+
+
+def _lazy_images(page: str) -> str:
+    """Every picture of a page fetched when it comes near the screen, not up front.
+
+    Examples
+    --------
+    >>> _lazy_images('<img src="a.png" alt="A"><img loading="eager" src="b.png">')
+    '<img loading="lazy" src="a.png" alt="A"><img loading="eager" src="b.png">'
+    """
+    return _EAGER_IMG.sub('<img loading="lazy" ', page)
+
+
+def _mathjax_components(app: Any, config: Any) -> None:
+    # sphinx-mathjax-offline sets the combined tex-chtml.js (with its 426 kB menu) over
+    # the book's own choice; a book that lists its MathJax components
+    # (``mathjax3_config.loader.load``) gets MathJax's loader, which fetches just those.
+    load = ((getattr(config, "mathjax3_config", None) or {}).get("loader") or {}).get(
+        "load"
+    )
+    path = str(getattr(config, "mathjax_path", "") or "")
+    if load and path.endswith("tex-chtml.js"):
+        config.mathjax_path = path[: -len("tex-chtml.js")] + "startup.js"
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Sphinx extension: light pages, whose pictures load when the reader reaches them.
+
+    Each explorer frame is written once (lossless WebP, named by its content) to
+    ``_images/explorer/`` of the built book; a page then holds the explorer's controls
+    and file names, not its images. Every picture of a page's body (figures too) is
+    loaded lazily, so that a phone fetches the pictures of the screen it shows. MathJax
+    comes as its loader and the components that ``mathjax3_config.loader.load`` names,
+    when the book names them.
+    """
+    import hashlib
+    from pathlib import Path
+
+    def page_context(app, pagename, templatename, context, doctree) -> None:
+        body = context.get("body")
+        if not body:
+            return
+        folder = Path(app.builder.outdir) / "_images" / "explorer"
+
+        def save(png: bytes) -> str:
+            from PIL import Image
+
+            name = hashlib.sha256(png).hexdigest()[:24] + ".webp"
+            path = folder / name
+            if not path.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                with Image.open(io.BytesIO(png)) as image:
+                    image.save(path, "WEBP", lossless=True)
+            return context["pathto"](f"_images/explorer/{name}", 1)
+
+        context["body"] = _lazy_images(_frames_to_files(body, save))
+
+    app.connect("html-page-context", page_context)
+    app.connect("config-inited", _mathjax_components)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

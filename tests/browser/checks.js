@@ -192,4 +192,183 @@
     if (!header || !header.getClientRects().length) return 0;
     return Math.round(header.getBoundingClientRect().height);
   },
+
+  // Bytes the page has fetched so far (uncompressed bodies: the local server does not
+  // compress), with the largest files.
+  weight() {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const files = performance.getEntriesByType("resource").map((r) => ({
+      name: r.name.replace(location.origin, ""),
+      bytes: r.decodedBodySize || r.encodedBodySize || 0,
+    }));
+    const total = (nav ? nav.decodedBodySize : 0) + files.reduce((a, f) => a + f.bytes, 0);
+    files.sort((a, b) => b.bytes - a.bytes);
+    return { total, requests: files.length + 1, largest: files.slice(0, 5) };
+  },
+
+  // Code points of the icons the page draws from an icon font (Font Awesome classes and
+  // the theme's admonition icons), with the font family that draws them.
+  iconGlyphs() {
+    const found = new Set();
+    const all = document.querySelectorAll("i, span, p.admonition-title, .admonition-title, a, button, label");
+    for (const el of all) {
+      for (const pseudo of ["::before", "::after"]) {
+        const style = getComputedStyle(el, pseudo);
+        if (!/Font Awesome/.test(style.fontFamily)) continue;
+        const content = style.content;
+        if (!content || content === "none" || content === "normal") continue;
+        const text = content.replace(/^"|"$/g, "");
+        for (const ch of text) {
+          const code = ch.codePointAt(0);
+          if (code >= 0xe000) found.add(`${/Brands/.test(style.fontFamily) ? "brands" : "solid"}:${code}`);
+        }
+      }
+    }
+    return [...found];
+  },
+
+  // Keyboard: formulas are no tab stops; every control of the article (explorer inputs,
+  // dropdown buttons, links) can be reached with Tab.
+  keyboard() {
+    const formulaStops = Array.from(document.querySelectorAll("mjx-container")).filter((m) => m.tabIndex >= 0).length;
+    const unreachable = [];
+    const root = document.querySelector("article.bd-article") || document.body;
+    for (const el of root.querySelectorAll("input, select, textarea, button, summary, a[href]")) {
+      if (!el.getClientRects().length || el.closest("[inert], [aria-hidden=true]")) continue;
+      if (el.closest(".toggle-hidden") && !el.closest(".admonition-title")) continue; // inside a shut dropdown
+      if (el.tabIndex < 0 || el.disabled) {
+        el.setAttribute("data-browser-test-problem", "keyboard");
+        unreachable.push(`<${el.tagName.toLowerCase()}> ${(el.getAttribute("aria-label") || el.textContent || el.name || "").trim().slice(0, 40)}`);
+      }
+    }
+    return { formulaStops, unreachable: unreachable.slice(0, 5) };
+  },
+
+  // The explorers as a reader meets them: controls, what each announces, the picture.
+  explorers() {
+    return Array.from(document.querySelectorAll("div.attnsig-explorer")).map((root) => {
+      const img = root.querySelector("img.attnsig-explorer-frame");
+      const r = img ? img.getBoundingClientRect() : { width: 0 };
+      return {
+        id: root.id,
+        inlined: root.innerHTML.includes("data:image/"),
+        sliders: Array.from(root.querySelectorAll("input[type=range]")).map((s) => ({
+          valuetext: s.getAttribute("aria-valuetext"),
+          shown: s.nextElementSibling ? s.nextElementSibling.textContent.trim() : null,
+          values: JSON.parse(s.dataset.labels || "[]"),
+        })),
+        groups: Array.from(root.querySelectorAll("fieldset")).map((f) => f.querySelectorAll("input[type=radio]").length),
+        imgWidth: Math.round(r.width),
+        naturalWidth: img ? img.naturalWidth || Number(img.getAttribute("width")) : 0,
+        controlsRight: Math.max(0, ...Array.from(root.querySelectorAll("input, label, output, legend")).map((c) => c.getBoundingClientRect().right)),
+        viewport: document.documentElement.clientWidth,
+      };
+    });
+  },
+
+  // The first same-page link to an element inside a shut dropdown, marked for a click.
+  linkIntoShutDropdown() {
+    for (const a of document.querySelectorAll("article a[href*='#']")) {
+      if (a.pathname !== location.pathname || !a.hash || a.closest(".toggle-hidden")) continue;
+      let target = null;
+      try { target = document.getElementById(decodeURIComponent(a.hash.slice(1))); } catch (e) { continue; }
+      if (!target || !target.closest(".toggle-hidden")) continue;
+      if (!a.getClientRects().length) continue;
+      a.setAttribute("data-browser-test-link", "");
+      return { hash: a.hash, text: a.textContent.trim().slice(0, 40) };
+    }
+    return null;
+  },
+
+  targetShown(hash) {
+    const target = document.getElementById(decodeURIComponent(hash.slice(1)));
+    if (!target) return { open: false, inView: false };
+    const r = target.getBoundingClientRect();
+    return {
+      open: !target.closest(".toggle-hidden") && r.height > 0,
+      inView: r.bottom > 0 && r.top < innerHeight,
+    };
+  },
+
+  // Print layout (after emulating print media): code that does not fit the page, shut
+  // solutions, explorers that may be split across pages.
+  printProblems() {
+    const found = [];
+    document.querySelectorAll("div.highlight pre, pre.literal-block").forEach((pre) => {
+      if (pre.getClientRects().length && pre.scrollWidth > pre.clientWidth + 1) {
+        pre.setAttribute("data-browser-test-problem", "print");
+        found.push(`code cut off in print: ${pre.textContent.split("\n")[0].trim().slice(0, 60)}`);
+      }
+    });
+    document.querySelectorAll(".admonition.dropdown, .admonition.toggle").forEach((el) => {
+      const body = Array.from(el.children).filter((c) => !c.classList.contains("admonition-title"));
+      if (body.length && !body.some((c) => c.getClientRects().length && c.getBoundingClientRect().height > 0 && getComputedStyle(c).visibility !== "hidden")) {
+        const title = el.querySelector(".admonition-title");
+        found.push(`dropdown prints shut: ${title ? title.textContent.trim().slice(0, 50) : el.id}`);
+      }
+    });
+    document.querySelectorAll("div.attnsig-explorer").forEach((el) => {
+      const s = getComputedStyle(el);
+      if (s.breakInside !== "avoid" && s.pageBreakInside !== "avoid") found.push(`explorer ${el.id} may print apart from its control`);
+    });
+    return found.slice(0, 6);
+  },
+
+  // Visible links that download a page's raw Markdown source.
+  markdownDownloads() {
+    return Array.from(document.querySelectorAll("a[href*='_sources/']"))
+      .filter((a) => /\.md$/.test(a.pathname) && a.closest("li, div") && getComputedStyle(a.closest("li") || a).display !== "none")
+      .map((a) => a.getAttribute("href"));
+  },
+
+  // axe-core's colour rules cost time with every element of a page: they run on one
+  // element of each look (text colour, size and weight, opacity, the backgrounds behind,
+  // and for a link the colour of the text around it), marked here.
+  axeColourSample() {
+    document.querySelectorAll("[data-axe-sample]").forEach((e) => e.removeAttribute("data-axe-sample"));
+    const styles = new Map();
+    const cs = (el) => {
+      let s = styles.get(el);
+      if (!s) styles.set(el, (s = getComputedStyle(el)));
+      return s;
+    };
+    const seen = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      if (!t.textContent.trim()) continue;
+      const el = t.parentElement;
+      if (!el || !el.getClientRects().length) continue;
+      const s = cs(el);
+      const behind = [];
+      let opacity = 1;
+      for (let p = el; p; p = p.parentElement) {
+        const ps = cs(p);
+        opacity *= Number(ps.opacity);
+        if (ps.backgroundImage !== "none") behind.push(ps.backgroundImage.slice(0, 60));
+        const c = ps.backgroundColor;
+        if (c !== "rgba(0, 0, 0, 0)") {
+          behind.push(c);
+          if (!c.startsWith("rgba")) break;
+        }
+      }
+      const link = el.closest("a");
+      const key = [s.color, s.fontSize, s.fontWeight, s.textShadow, opacity.toFixed(2), behind.join("|"),
+        link ? `a ${cs(link.parentElement).color} ${cs(link).textDecorationLine}` : ""].join(";");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      el.setAttribute("data-axe-sample", "");
+    }
+    return seen.size;
+  },
+
+  // MathJax's visual glyphs (thousands of elements, hidden from screen readers, in the
+  // colour of the text around them) out of the way of the colour rules.
+  stripMath() {
+    document.querySelectorAll("mjx-container").forEach((m) => {
+      const spoken = m.querySelector("mjx-assistive-mml");
+      const span = document.createElement("span");
+      span.textContent = spoken ? spoken.textContent : "";
+      m.replaceChildren(span);
+    });
+  },
 })

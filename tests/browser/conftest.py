@@ -9,10 +9,13 @@ either they skip with a message. No browser is ever downloaded.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import http.server
+import json
 import os
 import re
+import statistics
 import threading
 from pathlib import Path
 
@@ -30,6 +33,14 @@ BUILD_COMMANDS = {
 }
 WIDTHS = {"desktop": 1400, "phone": 400}
 FAILURES = ROOT / "_build" / "browser-failures"
+# Per-page measurements (one JSON file a page, written by whichever worker tests it) and
+# their summary, written at the end of the run: the README's figures come from it.
+METRICS = ROOT / "_build" / "browser-metrics"
+REPORT = ROOT / "_build" / "browser-report.json"
+# The median chapter page fetches at most this many bytes (each at most 3.0 MB:
+# test_pages.py).
+MAX_MEDIAN_CHAPTER_BYTES = 2_000_000
+ICON_FONTS = ROOT / "_static" / "fonts"
 CHROMIUM = os.environ.get("ATTNSIG_CHROMIUM", "/usr/bin/chromium")
 # In CI (and with ATTNSIG_REQUIRE_BROWSER=1) a missing browser or edition is a failure.
 REQUIRED = (
@@ -58,6 +69,106 @@ def _requested(config) -> bool:
     return False
 
 
+def _controller(config) -> bool:
+    return not hasattr(config, "workerinput")
+
+
+def pytest_configure(config):
+    if _controller(config) and _requested(config) and METRICS.is_dir():
+        for old in METRICS.glob("*.json"):
+            old.unlink()
+
+
+def record(edition: str, page: str, **values) -> None:
+    """Add measurements of a page to its metrics file."""
+    METRICS.mkdir(parents=True, exist_ok=True)
+    path = METRICS / (re.sub(r"[^A-Za-z0-9.-]+", "_", f"{edition}-{page}") + ".json")
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.update(values, edition=edition, page=page)
+    path.write_text(json.dumps(data))
+
+
+def summary() -> dict | None:
+    """Page weights and axe results of the run, per edition, from the metrics files."""
+    pages = [json.loads(p.read_text()) for p in sorted(METRICS.glob("*.json"))]
+    if not pages:
+        return None
+    report: dict = {"date": datetime.date.today().isoformat(), "editions": {}}
+    for edition in EDITIONS:
+        mine = [p for p in pages if p["edition"] == edition]
+        chapters = [
+            p["weight"]["total"]
+            for p in mine
+            if "weight" in p and p["page"].startswith("chapters/")
+        ]
+        axe = [p["axe"] for p in mine if "axe" in p]
+        report["editions"][edition] = {
+            "pages": len(mine),
+            "chapter_pages": len(chapters),
+            "median_chapter_bytes": int(statistics.median(chapters))
+            if chapters
+            else None,
+            "max_chapter_bytes": max(chapters) if chapters else None,
+            "axe_pages": len(axe),
+            "axe": {
+                mode: {
+                    level: sum(a[mode][level] for a in axe)
+                    for level in ("critical", "serious", "moderate", "minor")
+                }
+                for mode in ("light", "dark")
+            },
+        }
+    return report
+
+
+def _report_markdown(report: dict) -> str:
+    lines = [f"Browser suite, {report['date']}:", ""]
+    for edition, r in report["editions"].items():
+        if not r["chapter_pages"]:
+            continue
+        light, dark = r["axe"]["light"], r["axe"]["dark"]
+        mb = r["median_chapter_bytes"] / 1e6, r["max_chapter_bytes"] / 1e6
+        lines.append(
+            f"- {edition} edition: chapter pages fetch {mb[0]:.2f} MB (median of "
+            f"{r['chapter_pages']}), at most {mb[1]:.2f} MB; axe-core (WCAG 2.1 A/AA) "
+            f"on {r['axe_pages']} pages: {light['critical']} critical and "
+            f"{light['serious']} serious violations in light mode, {dark['critical']} "
+            f"and {dark['serious']} in dark mode"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not _controller(session.config) or not _requested(session.config):
+        return
+    report = summary()
+    if report is None:
+        return
+    REPORT.write_text(json.dumps(report, indent=2) + "\n")
+    REPORT.with_suffix(".md").write_text(_report_markdown(report))
+    heavy = {
+        e: r["median_chapter_bytes"]
+        for e, r in report["editions"].items()
+        if r["median_chapter_bytes"]
+        and r["median_chapter_bytes"] > MAX_MEDIAN_CHAPTER_BYTES
+    }
+    session.config._attnsig_heavy = heavy
+    if heavy:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@functools.cache
+def icon_fonts() -> dict[str, set[int]]:
+    """Code points of the subset icon fonts (tools/icon_fonts.py), by family."""
+    from fontTools.ttLib import TTFont
+
+    fonts = {}
+    for family, name in (("solid", "fa-solid-900"), ("brands", "fa-brands-400")):
+        path = ICON_FONTS / f"{name}.subset.woff"
+        fonts[family] = set(TTFont(path).getBestCmap()) if path.exists() else set()
+    return fonts
+
+
 def pytest_collection_modifyitems(config, items):
     if _requested(config):
         return
@@ -71,6 +182,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter, config):
+    if (
+        REPORT.with_suffix(".md").exists()
+        and _controller(config)
+        and _requested(config)
+    ):
+        terminalreporter.write_line(REPORT.with_suffix(".md").read_text().strip())
+    for edition, median in getattr(config, "_attnsig_heavy", {}).items():
+        terminalreporter.write_line(
+            f"FAILED: the median chapter page of the {edition} edition fetches "
+            f"{median:,} bytes (at most {MAX_MEDIAN_CHAPTER_BYTES:,})",
+            red=True,
+        )
     count = getattr(config, "_attnsig_browser_deselected", 0)
     if count:
         terminalreporter.write_line(

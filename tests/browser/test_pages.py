@@ -7,6 +7,15 @@ phone, a display equation cut off, a sidebar toggle that does not open the navig
 a dropdown that does not open, an explorer whose image does not follow its slider, or
 an extra header bar. Search must find the book's key terms.
 
+Accessibility, weight and print are measured on the same loaded page: axe-core's WCAG
+2.1 A/AA rules (no critical or serious violation, in light and in dark mode), formulas
+that are no tab stops and controls that are, explorers that announce their values and
+load their frames only when reached, a link into a shut dropdown that opens it, the
+bytes a chapter page fetches, icons from the subset fonts, the print layout (code
+wraps, solutions open, an explorer kept whole), and no download of a page's raw
+Markdown. The weights and the axe results of every page go to
+``_build/browser-report.json`` (and ``.md``), from which the README's figures are taken.
+
 Screenshots of failing pages are saved in ``_build/browser-failures/``. Run with
 ``make browser`` after ``make book`` and ``make student`` (conftest.py says when these
 tests skip).
@@ -22,7 +31,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import EDITIONS, WIDTHS, edition_pages, is_redirect, save_failure
+from conftest import (
+    EDITIONS,
+    WIDTHS,
+    edition_pages,
+    icon_fonts,
+    is_redirect,
+    record,
+    save_failure,
+)
 
 CHECKS = (Path(__file__).with_name("checks.js")).read_text()
 
@@ -38,6 +55,14 @@ RAW_TEX = re.compile(
 )
 # Key terms that search must find in both editions.
 SEARCH_TERMS = ["attention", "softmax", "signature", "positional", "singular"]
+# Searches without the accent that must find a page (the chapter writes "Lévy").
+ACCENT_FREE = {"Levy area": "signatures", "Levy": "signatures"}
+# Page weight: bytes fetched by the time a chapter page is typeset (uncompressed).
+MAX_CHAPTER_BYTES = 3_000_000
+# axe-core: the WCAG 2.1 A and AA rules; in dark mode the rules that colours decide.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+AXE_BLOCKING = ("critical", "serious")
 
 
 def _params():
@@ -89,6 +114,7 @@ def _load(tab, url: str, width: int, reuse: bool = False) -> None:
         return
     tab.resize(width)
     tab.url = url
+    tab.weight = None
     tab.page.goto(url, wait_until="load")
     # Typesetting is asynchronous: wait until MathJax has finished (pages without math
     # have it too).
@@ -103,6 +129,9 @@ def _load(tab, url: str, width: int, reuse: bool = False) -> None:
             setTimeout(done, 500);
         })"""
     )
+    # What the page fetched to show its first screen, typeset: measured before any
+    # click or scroll of the checks fetches more.
+    tab.weight = _js(tab, "weight()")
 
 
 def _js(tab, call: str, arg=None):
@@ -142,16 +171,44 @@ def _check_links(tab, edition: str, base: str, problems: list[str]) -> None:
 
 
 def _check_explorers(tab, problems: list[str]) -> None:
+    """Every control of every explorer redraws the picture and announces its value."""
     page = tab.page
-    explorers = page.locator("div.attnsig-explorer")
-    for i in range(explorers.count()):
-        explorer = explorers.nth(i)
-        name = explorer.get_attribute("id") or f"explorer {i + 1}"
+    for state in _js(tab, "explorers()"):
+        name = state["id"]
+        if state["inlined"]:
+            problems.append(
+                f"{name}: frames inlined in the page (not fetched when reached)"
+            )
+        for k, slider in enumerate(state["sliders"]):
+            if slider["valuetext"] != slider["shown"]:
+                problems.append(
+                    f"{name}: slider {k + 1} announces {slider['valuetext']!r} but "
+                    f"shows {slider['shown']!r}"
+                )
+            values = slider["values"]
+            if values and all(v in ("True", "False", "yes", "no") for v in values):
+                problems.append(
+                    f"{name}: a yes/no choice is a slider, not radio buttons"
+                )
+        explorer = page.locator(f"#{name}")
+        image = explorer.locator("img.attnsig-explorer-frame")
         sliders = explorer.locator("input[type=range]")
-        image = explorer.locator("img")
-        if sliders.count() == 0 or image.count() == 0:
-            problems.append(f"{name}: no slider or no image")
+        radios = explorer.locator("input[type=radio]")
+        if (sliders.count() + radios.count()) == 0 or image.count() == 0:
+            problems.append(f"{name}: no control or no image")
             continue
+        # The reader reaches the explorer first: the pictures around it load (lazily,
+        # moving the layout) and its frames are fetched; the redraw is timed after that.
+        explorer.scroll_into_view_if_needed()
+        try:
+            tab.page.wait_for_function(
+                "() => Array.from(document.images).every(i => i.complete || "
+                "i.getBoundingClientRect().bottom < -innerHeight || "
+                "i.getBoundingClientRect().top > 2 * innerHeight)",
+                timeout=10000,
+            )
+        except Exception:
+            pass  # a picture that never loads is reported by the image check
         for k in range(sliders.count()):
             slider = sliders.nth(k)
             low, high = (
@@ -172,14 +229,173 @@ def _check_explorers(tab, problems: list[str]) -> None:
                 problems.append(f"{name}: slider {k + 1} cannot be moved: {message}")
                 continue
             after = image.get_attribute("src")
+            if time.perf_counter() - started > 1.0:
+                problems.append(f"{name}: slider {k + 1} took over a second to redraw")
             if after == before:
                 problems.append(
                     f"{name}: the image does not change when slider {k + 1} moves "
                     f"from {start} to {target}"
                 )
-            if time.perf_counter() - started > 1.0:
-                problems.append(f"{name}: slider {k + 1} took over a second to redraw")
+            elif not _frame_loads(tab, image):
+                problems.append(f"{name}: frame {after[:60]} does not load")
             slider.fill(str(start))
+        for k in range(radios.count()):
+            radio = radios.nth(k)
+            if radio.is_checked():
+                continue
+            before = image.get_attribute("src")
+            try:
+                radio.check(timeout=5000)
+            except Exception as exc:
+                message = str(exc).splitlines()[0]
+                problems.append(f"{name}: choice {k + 1} cannot be chosen: {message}")
+                continue
+            if image.get_attribute("src") == before:
+                problems.append(f"{name}: the image does not change for choice {k + 1}")
+        if radios.count():
+            radios.first.check()
+
+
+def _frame_loads(tab, image) -> bool:
+    try:
+        tab.page.wait_for_function(
+            "(img) => img.complete && img.naturalWidth > 0",
+            arg=image.element_handle(),
+            timeout=5000,
+        )
+        return True
+    except Exception:
+        return False
+
+
+def _check_explorers_phone(tab, problems: list[str]) -> None:
+    """At phone width a frame keeps readable labels (it scrolls sideways instead) and
+    the controls stay on the screen."""
+    for state in _js(tab, "explorers()"):
+        wanted = min(state["naturalWidth"], 560)
+        if state["imgWidth"] + 1 < wanted:
+            problems.append(
+                f"{state['id']}: picture shrunk to {state['imgWidth']}px of "
+                f"{state['naturalWidth']}px at {tab.width}px (labels unreadable)"
+            )
+        if state["controlsRight"] > state["viewport"] + 1:
+            problems.append(f"{state['id']}: controls reach past the screen's edge")
+
+
+def _check_weight(tab, page_name: str, problems: list[str]) -> dict:
+    weight = tab.weight or {"total": 0, "requests": 0, "largest": []}
+    if "chapters/" in page_name and weight["total"] > MAX_CHAPTER_BYTES:
+        largest = ", ".join(f"{f['name']} {f['bytes']:,}" for f in weight["largest"])
+        problems.append(
+            f"the page fetches {weight['total']:,} bytes (at most "
+            f"{MAX_CHAPTER_BYTES:,}); largest: {largest}"
+        )
+    for f in weight["largest"]:
+        if "fontawesome" in f["name"] and f["bytes"] > 50_000:
+            problems.append(f"the whole icon library is fetched: {f['name']}")
+    return weight
+
+
+def _check_icons(tab, problems: list[str]) -> None:
+    fonts = icon_fonts()
+    for glyph in _js(tab, "iconGlyphs()"):
+        family, code = glyph.split(":")
+        if int(code) not in fonts.get(family, set()):
+            problems.append(
+                f"icon U+{int(code):04X} ({family}) is not in the subset fonts of "
+                "_static/fonts/: run tools/icon_fonts.py"
+            )
+
+
+def _check_keyboard(tab, problems: list[str]) -> None:
+    state = _js(tab, "keyboard()")
+    if state["formulaStops"]:
+        problems.append(f"{state['formulaStops']} formulas are tab stops")
+    for control in state["unreachable"]:
+        problems.append(f"control not reachable with Tab: {control}")
+
+
+def _check_link_into_dropdown(tab, problems: list[str]) -> None:
+    link = _js(tab, "linkIntoShutDropdown()")
+    if not link:
+        return
+    tab.page.locator("[data-browser-test-link]").first.click()
+    state = _until(
+        tab, f"targetShown({link['hash']!r})", lambda s: s["open"] and s["inView"]
+    )
+    if not (state["open"] and state["inView"]):
+        problems.append(
+            f"the link {link['text']!r} to {link['hash']} inside a shut dropdown "
+            + ("does not open it" if not state["open"] else "does not scroll to it")
+        )
+
+
+def _check_print(tab, problems: list[str]) -> None:
+    tab.page.emulate_media(media="print")
+    try:
+        problems += _js(tab, "printProblems()")
+    finally:
+        tab.page.emulate_media(media="screen")
+
+
+def _axe(tab, options: dict, context: str | None = None) -> list[dict]:
+    """Violations of an axe-core run on the page (or on the sampled elements)."""
+    return tab.page.evaluate(
+        "([options, sample]) => axe.run(sample ? {include: [['[data-axe-sample]']]}"
+        " : document, options).then(r => r.violations.map(v => ({"
+        "id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,"
+        "target: v.nodes[0].target.join(' '),"
+        "summary: (v.nodes[0].failureSummary || '').split('\\n').slice(0, 2)"
+        ".join(' ')})))",
+        [options, context == "sample"],
+    )
+
+
+@functools.cache
+def _axe_script() -> str:
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().axe_script
+
+
+def _check_axe(tab, problems: list[str]) -> dict:
+    """axe-core's WCAG 2.1 A/AA rules; the colour rules in light and in dark mode.
+
+    The page is not used afterwards: the colour rules run after MathJax's glyphs are
+    taken out, on one element of each look (checks.js says why).
+    """
+    counts = {}
+    colour = {"type": "rule", "values": AXE_COLOUR_RULES}
+    if not tab.page.evaluate("() => !!window.axe"):
+        tab.page.evaluate(_axe_script())
+    rules = tab.page.evaluate(
+        "([tags, colour]) => axe.getRules(tags).map(r => r.ruleId)"
+        ".filter(r => !colour.includes(r))",
+        [AXE_TAGS, AXE_COLOUR_RULES],
+    )
+    runs = [("light", None, {"type": "rule", "values": rules})]
+    runs += [("light", "sample", colour), ("dark", "sample", colour)]
+    for mode, context, rule_set in runs:
+        tab.page.evaluate(f"() => document.documentElement.dataset.theme = '{mode}'")
+        if context == "sample":
+            _js(tab, "stripMath()")
+            _js(tab, "axeColourSample()")
+        # No preloading of the stylesheets: axe resolves the theme's `@import
+        # "../basic.css"` against the page, not the stylesheet (a 404 on every page).
+        options = {"runOnly": rule_set, "resultTypes": ["violations"], "preload": False}
+        violations = _axe(tab, options, context)
+        found = counts.setdefault(
+            mode, dict.fromkeys(("critical", "serious", "moderate", "minor"), 0)
+        )
+        for v in violations:
+            found[v["impact"]] = found.get(v["impact"], 0) + v["nodes"]
+            if v["impact"] in AXE_BLOCKING:
+                problems.append(
+                    f"axe ({mode} mode), {v['impact']}: {v['id']} on {v['nodes']} "
+                    f"elements ({v['help']}), first {v['target']}: {v['summary'][:200]}"
+                )
+    tab.page.evaluate("() => document.documentElement.dataset.theme = 'light'")
+    return counts
 
 
 def _check_dropdowns(tab, edition: str, page_name: str, problems: list[str]) -> None:
@@ -333,8 +549,16 @@ def test_page(edition, page_name, width, servers, tab):
     _check_text(tab, problems)
     if width == "desktop":
         # Checks that do not depend on the width run once.
+        record(edition, page_name, weight=_check_weight(tab, page_name, problems))
         _check_images(tab, problems)
         _check_links(tab, edition, base, problems)
+        _check_icons(tab, problems)
+        _check_keyboard(tab, problems)
+        if _js(tab, "markdownDownloads()"):
+            problems.append("the download menu offers the raw Markdown source")
+        # Before the dropdowns are opened by the clicks below.
+        _check_print(tab, problems)
+        _check_link_into_dropdown(tab, problems)
     # Dropdowns first: the code and explorers inside solutions are then shown too.
     _check_dropdowns(tab, edition, page_name, problems)
     if width == "desktop":
@@ -342,7 +566,11 @@ def test_page(edition, page_name, width, servers, tab):
         _check_code(tab, problems)
     else:
         _check_overflow(tab, problems)
+        _check_explorers_phone(tab, problems)
     _check_toggles(tab, problems)
+    if width == "phone":
+        # Last: every dropdown is open, so axe sees the solutions too.
+        record(edition, page_name, axe=_check_axe(tab, problems))
     tab.page.wait_for_timeout(50)  # late console errors of the clicks above
     problems += [
         f"JavaScript console error: {e[:300]}" for e in dict.fromkeys(tab.errors)
@@ -382,11 +610,33 @@ def test_search_finds_key_terms(edition, servers, tab):
         for snippet in tab.page.locator(
             "#search-results p.context"
         ).all_text_contents()[:20]:
-            if "$$" in snippet:
+            raw = RAW_TEX.search(snippet)
+            if raw:
                 problems.append(
-                    f"search snippet for {term!r} shows raw TeX: {snippet[:100]!r}"
+                    f"search snippet for {term!r} shows raw TeX {raw.group(0)!r}: "
+                    f"{snippet[:100]!r}"
                 )
                 break
+    for term, page in ACCENT_FREE.items():
+        _load(tab, f"{base}search.html?q={term}", WIDTHS["desktop"])
+        try:
+            tab.page.wait_for_function(
+                "() => { const s = document.querySelector("
+                "'#search-results p.search-summary');"
+                " return s && s.textContent.trim().length > 0; }",
+                timeout=15000,
+            )
+        except Exception:
+            problems.append(f"search for {term!r} never finished")
+            continue
+        found = tab.page.locator("#search-results ul.search > li a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))"
+        )
+        if not any(page in (href or "") for href in found):
+            problems.append(
+                f"search for {term!r} (no accent) does not find the {page} page: "
+                f"{found[:5]}"
+            )
     problems += [
         f"JavaScript console error: {e[:300]}" for e in dict.fromkeys(tab.errors)
     ]
