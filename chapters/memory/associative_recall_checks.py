@@ -232,9 +232,7 @@ def recall_pairs_soft(soft_scales):
     for n in range(2, 6):
         m = recall.build_transformer(n)
         # the hardest class (the chapter checks it against all classes for n <= 5)
-        expected = recall.critical_scales(
-            m, recall.hardest_tokens(n), iterations=40
-        )[0]
+        expected = recall.critical_scales(m, recall.hardest_tokens(n), iterations=40)[0]
         assert abs(float(soft_scales[n]) - expected) < 1e-3, f"n = {n}"
 
 
