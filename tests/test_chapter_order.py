@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # no longer needed, so that this list only shrinks.
 KNOWN_FORWARD_REFERENCES = {
     # "The sequel" pointers in the headers.
-    ("associative-recall", "chapters/memory/signatures"): 3,
     # one-head now comes before cs224n-a5 (issue 21), which leaned on its theorems;
     # one pointer back to the CS224N chapter remains.
     ("one-head", "chapters/transformer-anatomy/cs224n-a5"): 1,

@@ -25,8 +25,8 @@ EDITION_BOUNDS = {
     "attention-bounds": (6, 4, 1, 0),
     "position-encoding": (4, 1, 1, 0),
     "svd": (3, 0, 1, 0),
-    "associative-recall": (2, 3, 0, 1),
-    "signatures": (4, 3, 0, 1),
+    "associative-recall": (0, 0, 0, 0),
+    "signatures": (0, 0, 0, 0),
 }
 
 
