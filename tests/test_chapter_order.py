@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # reorder the chapters); the test fails when a reference is added, and when an entry is
 # no longer needed, so that this list only shrinks.
 KNOWN_FORWARD_REFERENCES = {
-    # "The sequel" pointers in the headers.
     # one-head now comes before cs224n-a5 (issue 21), which leaned on its theorems;
     # one pointer back to the CS224N chapter remains.
     ("one-head", "chapters/transformer-anatomy/cs224n-a5"): 1,
