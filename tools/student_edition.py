@@ -627,6 +627,10 @@ def _heading_before(cells, index: int) -> str:
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
+_STATEMENT_BOX = re.compile(
+    r"^[ \t]*(`{3,}|:{3,})\{prf:(?!proof\})\w+\}[^\n]*\n.*?^[ \t]*\1[ \t]*$",
+    re.M | re.S,
+)
 
 
 def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
@@ -649,6 +653,15 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     # What any exercise of the chapter states is given to the student: its formulas are
     # no give-away.
     stated_math = {f for text in statements.values() for f in formulas(text, 0)}
+    # So is what a theorem box of the main text states: issue 21 puts every statement
+    # that a later exercise or chapter uses in the text, with its proof in a solution.
+    stated_math |= {
+        f
+        for c in cells
+        if c.cell_type == "markdown"
+        for box in _STATEMENT_BOX.finditer(c.source)
+        for f in formulas(box.group(0), 0)
+    }
     shown = [(i, cell_text(c)) for i, c in enumerate(cells)]
     public_figures = {
         c.metadata.get("mystnb", {}).get("figure", {}).get("name") for c in cells

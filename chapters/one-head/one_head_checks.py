@@ -655,13 +655,15 @@ QUESTIONS["ex-onehead-one-head-robust"] = {
             "own key does (0.5)"
         ),
         (
-            "Written part 3: |mu_a^T q| <= kappa / w and |q| >= sqrt(n - 2) (lambda "
-            "- kappa (1 + 1/w)), with the proof (1)"
+            "Written part 3: |mu_a^T q| <= kappa / omega and |q| >= sqrt(n - 2) "
+            "(lambda - kappa (1 + 1/omega)), from the two ends gamma_a = 1 +- omega, "
+            "with the proof (1)"
         ),
         (
             "Written part: the second head buys locality: each copying head reads "
             "one key, while one head must hold down every other key and inherit "
-            "their noise (0.5)"
+            "their noise; with the caveat that for n = 3 the pushing head is the "
+            "more robust and n = 4 ties (0.5)"
         ),
     ],
 }
