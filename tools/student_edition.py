@@ -414,7 +414,6 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
             # Plain Jupyter Markdown: the reader opens these outside the book.
             nbformat.write(handout_copy(path, source, "student"), target)
         write_archive(notebooks, source / ARCHIVE)
-        shutil.copy(source / ARCHIVE, OUT / ARCHIVE)
 
 
 def build() -> int:
@@ -422,6 +421,7 @@ def build() -> int:
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     prepare_source()
+    shutil.copy(SOURCE / ARCHIVE, OUT / ARCHIVE)
     jb = Path(sys.executable).parent / "jupyter-book"
     result = subprocess.run([str(jb), "build", str(SOURCE), "-W", "-n", "--keep-going"])
     if result.returncode:
