@@ -27,6 +27,7 @@ import csv
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
@@ -34,13 +35,16 @@ import pytest
 
 pytest.importorskip("otter", reason="otter-grader is not installed")
 
-from tools import assignments, nbtools  # noqa: E402
+from tools import assignments, grading, nbtools  # noqa: E402
 
-# Every chapter with a worked solution is an assignment.
+# Every chapter with a worked solution is an assignment (ATTNSIG_TEST_CHAPTERS, a comma
+# list, narrows the run while working on some of them).
+ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
 ANNOTATED = [
     p
     for p in assignments.chapters()
     if assignments.questions(nbformat.read(p, as_version=4))
+    and (not ONLY or p.stem in ONLY)
 ]
 
 
@@ -61,13 +65,29 @@ def _with_mistakes(solution, auto: dict, k: int):
     return nb, wrong
 
 
-@pytest.fixture(scope="module", params=ANNOTATED, ids=lambda p: p.stem)
-def graded(request, tmp_path_factory):
-    """Build one chapter's assignment and grade a folder of submissions."""
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    path = request.param
-    tmp = tmp_path_factory.mktemp(path.stem)
+# In these chapters the batch also holds a notebook that never finishes and a truncated
+# upload (a broken LMS download); in scaled-dot-product, two that try to cheat.
+HARD = ("scaled-dot-product", "attention-bounds", "signatures")
+# Seconds per notebook in the test batch: a solution runs in under 20 s on a loaded
+# 2-core machine, and each hanging notebook costs this much of one worker.
+TEST_TIMEOUT = float(os.environ.get("ATTNSIG_TEST_GRADE_TIMEOUT", 60))
+HANG = "import time\n\nwhile True:  # a student's endless loop\n    time.sleep(1)"
+REWRITE_TESTS = """import glob
+
+# Rewrite every check file in reach so that it passes.
+for path in glob.glob("tests/*.py") + glob.glob("{tests}/*.py"):
+    with open(path, "w") as fh:
+        fh.write("from otter.test_files import test_case\\nname = 'x'\\n")
+"""
+PATCH_NUMPY = """import numpy as np
+
+np.testing.assert_allclose = lambda *a, **k: None  # every check of values passes
+np.allclose = lambda *a, **k: True
+"""
+
+
+def _prepare(path, tmp) -> dict:
+    """Build one chapter's assignment and fill a folder of submissions."""
     dest = assignments.build_one(path, tmp / "out")
     name = path.stem
     qs = assignments.questions(nbformat.read(path, as_version=4))
@@ -83,12 +103,53 @@ def graded(request, tmp_path_factory):
     for k in range(rounds):
         notebook, mistakes[f"mistakes-{k}.ipynb"] = _with_mistakes(solution, auto, k)
         nbformat.write(notebook, subs / f"mistakes-{k}.ipynb")
-    rows = assignments.grade(
-        dest / "autograder" / "autograder.zip", sorted(subs.glob("*.ipynb"))
-    )
-    assignments.write_table(rows, subs / "scores.csv")
-    table = {r["submission"]: r for r in csv.DictReader((subs / "scores.csv").open())}
-    return {"dest": dest, "qs": qs, "auto": auto, "table": table, "mistakes": mistakes}
+    if name in HARD:
+        hanging = copy.deepcopy(solution)
+        hanging.cells.insert(1, nbformat.v4.new_code_cell(HANG))
+        nbformat.write(hanging, subs / "hanging.ipynb")
+        text = (subs / "solution.ipynb").read_text()
+        (subs / "truncated.ipynb").write_text(text[: len(text) // 2])
+    if name == "scaled-dot-product":
+        tests = dest / "autograder" / "tests"
+        cheat = copy.deepcopy(student)
+        cheat.cells.append(nbformat.v4.new_code_cell(REWRITE_TESTS.format(tests=tests)))
+        nbformat.write(cheat, subs / "rewrites-tests.ipynb")
+        cheat, _ = _with_mistakes(solution, {"abh_q3b": auto["abh_q3b"]}, 0)
+        cheat.cells.insert(2, nbformat.v4.new_code_cell(PATCH_NUMPY))
+        nbformat.write(cheat, subs / "patches-numpy.ipynb")
+    return {"dest": dest, "qs": qs, "auto": auto, "mistakes": mistakes, "subs": subs}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Every chapter's submissions graded in one pool (all cores), one table each."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    prepared = {p.stem: _prepare(p, tmp_path_factory.mktemp(p.stem)) for p in ANNOTATED}
+    before = {
+        f: f.read_bytes() for c in prepared.values()
+        for f in (c["dest"] / "autograder" / "tests").glob("*.py")
+    }  # fmt: skip
+    work = {
+        c["dest"] / "autograder" / "autograder.zip": (
+            sorted(c["subs"].glob("*.ipynb")), c["subs"] / "graded")
+        for c in prepared.values()
+    }  # fmt: skip
+    start = time.monotonic()
+    tables = grading.grade_many(work, timeout=TEST_TIMEOUT)
+    for c in prepared.values():
+        zip_path = c["dest"] / "autograder" / "autograder.zip"
+        grading.write_table(tables[zip_path], c["subs"] / "graded" / "scores.csv")
+        rows = csv.DictReader((c["subs"] / "graded" / "scores.csv").open())
+        c["table"] = {r["submission"]: r for r in rows}
+    after = {f: f.read_bytes() for f in before}
+    return {"chapters": prepared, "seconds": time.monotonic() - start,
+            "checks_kept": before == after}  # fmt: skip
+
+
+@pytest.fixture(params=ANNOTATED, ids=lambda p: p.stem)
+def graded(request, batch):
+    return batch["chapters"][request.param.stem]
 
 
 def test_every_exercise_is_annotated(graded):
@@ -183,8 +244,72 @@ def test_computable_answers_are_checked(graded):
 
 
 def test_one_table_for_the_folder(graded):
-    names = set(graded["table"])
-    assert {"solution.ipynb", "student.ipynb"} | set(graded["mistakes"]) == names
+    """Every notebook of the folder has its row, a status and, if not ok, a reason."""
+    names = {p.name for p in graded["subs"].glob("*.ipynb")}
+    assert {"solution.ipynb", "student.ipynb"} | set(graded["mistakes"]) <= names
+    assert set(graded["table"]) == names
+    for name, row in graded["table"].items():
+        assert row["status"] in grading.STATUSES, name
+        assert (row["status"] == "ok") == (not row["reason"]), (name, row["reason"])
+        stem, out = Path(name).stem, graded["subs"] / "graded"
+        assert (out / "feedback" / f"{stem}.md").exists(), name
+        assert (out / "log" / f"{stem}.log").exists(), name
+
+
+def test_a_bad_submission_costs_only_itself(graded):
+    """A hanging notebook times out, a truncated one is invalid; both score 0 with a
+    reason, and the solution graded in the same batch keeps its full marks."""
+    table = graded["table"]
+    if graded["dest"].name not in HARD:
+        pytest.skip("no hanging or truncated notebook in this chapter's batch")
+    assert table["hanging.ipynb"]["status"] == "timeout"
+    assert "did not finish" in table["hanging.ipynb"]["reason"]
+    assert "cell 2 " in table["hanging.ipynb"]["reason"]  # the cell it hung in
+    assert table["truncated.ipynb"]["status"] == "invalid"
+    assert "not a readable notebook" in table["truncated.ipynb"]["reason"]
+    for bad in ("hanging.ipynb", "truncated.ipynb"):
+        assert float(table[bad]["total"]) == 0
+    assert float(table["solution.ipynb"]["total"]) == float(
+        table["solution.ipynb"]["possible"]
+    )
+
+
+def test_cheating_gains_nothing(batch):
+    """Rewriting the check files, or making NumPy's comparisons pass everything, does
+    not change a score: the checks run in another interpreter, out of reach."""
+    c = batch["chapters"]["scaled-dot-product"]
+    assert batch["checks_kept"], "a submission changed the checks"
+    assert float(c["table"]["rewrites-tests.ipynb"]["total"]) == 0
+    patched = c["table"]["patches-numpy.ipynb"]
+    assert float(patched["abh_q3b"]) == 0, "a wrong answer scored with NumPy patched"
+    assert float(patched["abh_q3a"]) == 3
+
+
+def test_feedback_names_what_is_wrong_without_answers(batch):
+    c = batch["chapters"]["scaled-dot-product"]
+    text = (c["subs"] / "graded" / "feedback" / "student.md").read_text()
+    assert grading.NOT_ANSWERED in text and "ellipsis" not in text.lower()
+    wrong = (c["subs"] / "graded" / "feedback" / "mistakes-0.md").read_text()
+    assert "| abh_q3a | 0 / 3 |" in wrong
+    assert "Mismatched elements" not in wrong and "array(" not in wrong
+    log = (c["subs"] / "graded" / "log" / "mistakes-0.log").read_text()
+    assert "failed" in log
+
+
+def test_regrading_uses_the_cache(batch):
+    c = batch["chapters"]["scaled-dot-product"]
+    zip_path = c["dest"] / "autograder" / "autograder.zip"
+    start = time.monotonic()
+    rows = grading.grade(zip_path, sorted(c["subs"].glob("*.ipynb")),
+                         out=c["subs"] / "graded")  # fmt: skip
+    assert time.monotonic() - start < 5, "a second run graded again"
+    assert {r["submission"]: r["total"] for r in rows} == {
+        k: float(r["total"]) for k, r in c["table"].items()}  # fmt: skip
+
+
+def test_batch_time(batch):
+    """The whole grading step stays within the test budget (ISSUE 22/23)."""
+    assert batch["seconds"] < 300, f"grading took {batch['seconds']:.0f} s"
 
 
 def test_solution_full_points(graded):
