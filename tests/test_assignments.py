@@ -127,14 +127,17 @@ def batch(tmp_path_factory):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     prepared = {p.stem: _prepare(p, tmp_path_factory.mktemp(p.stem)) for p in ANNOTATED}
     before = {
-        f: f.read_bytes() for c in prepared.values()
+        f: f.read_bytes()
+        for c in prepared.values()
         for f in (c["dest"] / "autograder" / "tests").glob("*.py")
-    }  # fmt: skip
+    }
     work = {
         c["dest"] / "autograder" / "autograder.zip": (
-            sorted(c["subs"].glob("*.ipynb")), c["subs"] / "graded")
+            sorted(c["subs"].glob("*.ipynb")),
+            c["subs"] / "graded",
+        )
         for c in prepared.values()
-    }  # fmt: skip
+    }
     start = time.monotonic()
     tables = grading.grade_many(work, timeout=TEST_TIMEOUT)
     for c in prepared.values():
@@ -143,8 +146,11 @@ def batch(tmp_path_factory):
         rows = csv.DictReader((c["subs"] / "graded" / "scores.csv").open())
         c["table"] = {r["submission"]: r for r in rows}
     after = {f: f.read_bytes() for f in before}
-    return {"chapters": prepared, "seconds": time.monotonic() - start,
-            "checks_kept": before == after}  # fmt: skip
+    return {
+        "chapters": prepared,
+        "seconds": time.monotonic() - start,
+        "checks_kept": before == after,
+    }
 
 
 @pytest.fixture(params=ANNOTATED, ids=lambda p: p.stem)
@@ -296,15 +302,55 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
     assert "failed" in log
 
 
+def test_rubric_pages_and_final_grades(batch, tmp_path):
+    """Grade by question: a page per rubric question with each student's written
+    answer, a sheet with a column per rubric item, and the merge into final grades."""
+    c = batch["chapters"]["scaled-dot-product"]
+    out = c["subs"] / "graded"
+    pages = grading.rubric_pages(c["dest"], c["subs"], out / "rubric", pdf=False)
+    manual = [q for q in c["qs"] if q["answer_cell"] is None]
+    assert {p.stem for p in pages} >= {q["name"] for q in manual}
+    first = manual[0]["spec"]["rubric"][0]
+    page = (out / "rubric" / f"{manual[0]['name']}.html").read_text()
+    assert "solution" in page and "(the notebook cannot be read)" in page
+    sheet = list(csv.reader((out / "rubric" / "rubric-sheet.csv").open()))
+    assert any(first in h for h in sheet[0]) and sheet[1][0] == "(points)"
+    # The TA gives the solution every rubric point; the hanging student has no file.
+    sheet[2:] = [
+        [s]
+        + ([p for p in sheet[1][1:]] if s == "solution" else [""] * (len(sheet[0]) - 1))
+        for s, *_ in sheet[2:]
+    ]
+    with (tmp_path / "sheet.csv").open("w", newline="") as fh:
+        csv.writer(fh).writerows(sheet)
+    (tmp_path / "roster.csv").write_text("id,name\nsolution,A\nstudent,B\nabsent,C\n")
+    rows = {
+        r["id"]: r
+        for r in grading.merge(
+            out / "scores.csv",
+            tmp_path / "roster.csv",
+            tmp_path / "sheet.csv",
+            tmp_path / "grades.csv",
+        )
+    }
+    hand = sum(float(p) for p in sheet[1][1:])
+    auto = float(c["table"]["solution.ipynb"]["total"])
+    assert rows["solution"]["points"] == pytest.approx(auto + hand)
+    assert rows["student"]["points"] == 0 and rows["absent"]["note"] == "no submission"
+    assert list(csv.DictReader((tmp_path / "grades.csv").open()))[0]["name"] == "A"
+
+
 def test_regrading_uses_the_cache(batch):
     c = batch["chapters"]["scaled-dot-product"]
     zip_path = c["dest"] / "autograder" / "autograder.zip"
     start = time.monotonic()
-    rows = grading.grade(zip_path, sorted(c["subs"].glob("*.ipynb")),
-                         out=c["subs"] / "graded")  # fmt: skip
+    rows = grading.grade(
+        zip_path, sorted(c["subs"].glob("*.ipynb")), out=c["subs"] / "graded"
+    )
     assert time.monotonic() - start < 5, "a second run graded again"
     assert {r["submission"]: r["total"] for r in rows} == {
-        k: float(r["total"]) for k, r in c["table"].items()}  # fmt: skip
+        k: float(r["total"]) for k, r in c["table"].items()
+    }
 
 
 def test_batch_time(batch):

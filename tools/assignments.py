@@ -102,6 +102,10 @@ WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
     "which computation supports it."
 )
+EXPORT_NOTE = (
+    "Run the cell below and hand in the zip file it makes (or the notebook itself, "
+    "as your course asks); it holds your answers only."
+)
 # Where the published student branch keeps the assignments (tools/publish.py).
 ASSIGNMENTS_DIR = "assignments"
 
@@ -317,6 +321,9 @@ def _clean(cell):
 
 def _test_cell(source: str, hidden: bool):
     config = f"hidden: {str(hidden).lower()}"
+    if not hidden:  # a public check tests the form only, and says so
+        config += f"\nsuccess_message: {grading.FORM_OK}"
+        source = grading.guard_unanswered(source)
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 
@@ -328,8 +335,8 @@ def master_notebook(nb, name: str, path: Path | None = None):
     config = {
         "name": name,
         "init_cell": False,
-        "check_all_cell": False,
-        "export_cell": False,
+        "check_all_cell": True,
+        "export_cell": {"pdf": False, "instructions": EXPORT_NOTE},
         "run_tests": False,
         "generate": True,
         "tests": {"files": True, "ok_format": False},
@@ -476,7 +483,9 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
     shutil.rmtree(dest, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         master = Path(tmp) / f"{name}.ipynb"
-        nbformat.write(master_notebook(nb, name, path), master)
+        notebook = master_notebook(nb, name, path)
+        notebook.cells[0].source += _yaml(grading.zip_environment(Path(tmp)))
+        nbformat.write(notebook, master)
         subprocess.run(
             [sys.executable, "-m", "otter", "assign", "--no-run-tests", "--no-pdfs",
              str(master), str(dest)],

@@ -56,6 +56,8 @@ OUT = ROOT / "_build" / "assignments"
 TIMEOUT = 120.0
 STATUSES = ("ok", "timeout", "error", "invalid")
 NOT_ANSWERED = "not answered yet"
+# What a public check says when it passes: it tests the form, not the answer.
+FORM_OK = "form OK - the score comes from hidden checks after submission"
 # Version of the grading procedure: part of the cache key.
 VERSION = "1"
 _GRADER_CALL = re.compile(r"^\s*(grader\.(check|check_all|export)\(.*\)\s*)?(#.*)?$")
@@ -265,6 +267,21 @@ class _Answers(pickle.Unpickler):
             if isinstance(found, type) and "memmap" not in name.lower():
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not a data type")
+
+
+def guard_unanswered(source: str) -> str:
+    """A public check that first says "not answered yet" while a name it takes is
+    still `...` (or a dict of them), rather than failing on the ellipsis."""
+    m = re.match(r"\s*def \w+\((.*?)\):\n", source, flags=re.S)
+    names = [a.strip() for a in m.group(1).split(",") if a.strip()] if m else []
+    if not names:
+        return source
+    unset = "v is ... or isinstance(v, dict) and ... in v.values()"
+    guard = (
+        f"    assert not any({unset} for v in ({', '.join(names)},)), "
+        f"'{NOT_ANSWERED}'\n"
+    )
+    return source[: m.end()] + guard + source[m.end() :]
 
 
 def read_reply(data: bytes):
@@ -567,10 +584,10 @@ def grade_one(
 def row_of(name: str, result: dict, checks: dict[str, float]) -> dict:
     row = {"submission": name, "status": result["status"], "reason": result["reason"]}
     qs = result.get("questions", {})
-    for q in checks:
-        row[q] = float(qs.get(q, {}).get("score", 0.0))
-    row["total"] = sum(row[q] for q in checks)
-    row["possible"] = float(sum(checks.values()))
+    for q in checks:  # rounded: 30 claims of 0.1 point should add up to 3
+        row[q] = round(float(qs.get(q, {}).get("score", 0.0)), 6)
+    row["total"] = round(sum(row[q] for q in checks), 6)
+    row["possible"] = round(float(sum(checks.values())), 6)
     return row
 
 
@@ -664,6 +681,68 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
         (out / sub / f"{stem}.{'md' if sub == 'feedback' else 'log'}").write_text(text)
 
 
+# --- What the autograder zip declares
+
+# Lines of requirements.txt that build or test the book, not needed to grade.
+BOOK_TOOLS = re.compile(r"^(-e |jupyter-book|sphinx|myst|nbval|pytest|hypothesis|ruff)")
+
+
+@functools.cache
+def wheel() -> Path:
+    """The `attnsig` wheel, built once per process from this checkout's `src`."""
+    where = Path(tempfile.mkdtemp(prefix="attnsig-wheel-"))
+    tree = where / "tree"
+    shutil.copytree(
+        ROOT / "src",
+        tree / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"),
+    )
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(where),
+            str(tree),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return next(where.glob("attnsig-*.whl"))
+
+
+def zip_environment(folder: Path) -> dict:
+    """The otter assign settings that make the autograder zip declare the book's
+    pinned environment: `requirements.txt` (requirements.txt minus the book's tools,
+    every line pinned by constraints.txt) and the `attnsig` wheel, written to `folder`.
+    """
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            pins[re.split(r"[=\[ ]", line)[0].lower()] = line.strip()
+    keep = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not BOOK_TOOLS.match(line):
+            keep.append(pins.get(re.split(r"[=\[ <>]", line)[0].lower(), line))
+    whl = shutil.copy(wheel(), folder)
+    keep.append(f"./files/{Path(whl).name}")  # relative to the unpacked zip
+    (folder / "requirements.txt").write_text("\n".join(keep) + "\n")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return {
+        "requirements": "requirements.txt",
+        "files": [Path(whl).name],
+        "python_version": python,
+    }
+
+
 # --- Rubric questions: one page per question, a sheet, and the final grades
 
 
@@ -720,12 +799,13 @@ def _cell_html(cell) -> str:
     return f"<pre class='{cell.cell_type}'>{text}</pre>"
 
 
-def rubric_pages(chapter: str, folder: Path, out: Path, pdf: bool = True) -> list[Path]:
+def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list[Path]:
     """One HTML page (and PDF) per rubric question with every student's answer, and
-    `rubric-sheet.csv` with a column per rubric item."""
+    `rubric-sheet.csv` with a column per rubric item; `built` is the assignment's
+    build (`_build/assignments/<chapter>`)."""
     import nbformat
 
-    built = OUT / chapter
+    chapter = built.name
     qs = rubric_questions((built / "autograder" / "rubric.md").read_text())
     handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
     subs, spans = sorted(folder.glob("*.ipynb")), {}
@@ -808,11 +888,14 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
         sid = student.get("id") or student.get("student_id") or ""
         row = {"id": sid, "name": student.get("name", "")}
         a, h = of(auto, sid) or {}, of(hand, sid) or {}
+        row["note"] = (
+            a.get("status", "no submission") if a.get("status") != "ok" else ""
+        )
         for q in dict.fromkeys(qcols + hq):
             pts = float(a.get(q) or 0)
             pts += sum(float(h.get(c) or 0) for c in hcols if c.startswith(f"{q}: "))
-            row[q] = pts
-        row["points"] = sum(row[q] for q in dict.fromkeys(qcols + hq))
+            row[q] = round(pts, 6)
+        row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
     write_table_plain(rows, out)
     return rows
