@@ -79,6 +79,8 @@ for path in glob.glob("tests/*.py") + glob.glob("{tests}/*.py"):
     with open(path, "w") as fh:
         fh.write("from otter.test_files import test_case\\nname = 'x'\\n")
 """
+CRASH = "import os\n\nos._exit(3)  # the kernel dies"
+HUGE = "print('x' * 50_000_000)  # 50 MB of output"
 PATCH_NUMPY = """import numpy as np
 
 np.testing.assert_allclose = lambda *a, **k: None  # every check of values passes
@@ -117,6 +119,10 @@ def _prepare(path, tmp) -> dict:
         cheat, _ = _with_mistakes(solution, {"abh_q3b": auto["abh_q3b"]}, 0)
         cheat.cells.insert(2, nbformat.v4.new_code_cell(PATCH_NUMPY))
         nbformat.write(cheat, subs / "patches-numpy.ipynb")
+        for stem, code in (("crashes", CRASH), ("huge-output", HUGE)):
+            notebook = copy.deepcopy(solution)
+            notebook.cells.append(nbformat.v4.new_code_cell(code))
+            nbformat.write(notebook, subs / f"{stem}.ipynb")
     return {"dest": dest, "qs": qs, "auto": auto, "mistakes": mistakes, "subs": subs}
 
 
@@ -278,6 +284,16 @@ def test_a_bad_submission_costs_only_itself(graded):
     assert float(table["solution.ipynb"]["total"]) == float(
         table["solution.ipynb"]["possible"]
     )
+
+
+def test_crash_and_huge_output(batch):
+    """A kernel that dies is an error with the cell it died in; 50 MB of output is
+    dropped and the notebook keeps its points."""
+    table = batch["chapters"]["scaled-dot-product"]["table"]
+    crashed = table["crashes.ipynb"]
+    assert crashed["status"] == "error" and "kernel died in cell" in crashed["reason"]
+    huge = table["huge-output.ipynb"]
+    assert huge["status"] == "ok" and huge["total"] == huge["possible"]
 
 
 def test_cheating_gains_nothing(batch):

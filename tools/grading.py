@@ -24,7 +24,12 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
 
 The whole submission has one deadline (`--timeout`, default `TIMEOUT`); past it the
 sandbox's process tree is killed and the row says `timeout`, with the cell it was in.
-Nothing is retried: every wait ends at that deadline.
+Nothing is retried. The kernels that "stopped answering" under the former `otter run`
+loop: parallel kernels on TCP ports, which jupyter_client picks by binding port 0 and
+letting go, so two kernels started together can be handed the same port; and widget
+cells waiting for a front end's comm reply (jupyter/nbclient#312). Here each kernel
+talks over Unix sockets in its own scratch directory, and any other wait ends at the
+deadline.
 """
 
 from __future__ import annotations
@@ -65,13 +70,16 @@ _GRADER_CALL = re.compile(r"^\s*(grader\.(check|check_all|export)\(.*\)\s*)?(#.*
 # --- The sandbox
 
 
+# New user (root inside), mount, network and PID namespaces; the tree dies with us.
+UNSHARE = ["unshare", "-rmnp", "--fork", "--kill-child", "--mount-proc"]
+
+
 @functools.cache
 def can_sandbox() -> bool:
     """Whether `unshare` gives us user, mount, network and PID namespaces here."""
     if not shutil.which("unshare"):
         return False
-    probe = ["unshare", "-rmnp", "--fork", "--kill-child", "--mount-proc", "true"]
-    return subprocess.run(probe, capture_output=True).returncode == 0
+    return subprocess.run([*UNSHARE, "true"], capture_output=True).returncode == 0
 
 
 # Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
@@ -205,30 +213,13 @@ def sandbox_env(scratch: str) -> dict[str, str]:
 def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
     """The notebook in `scratch` running in the sandbox (or plainly, if none)."""
     inside = can_sandbox()
-    command = (
-        [
-            "unshare",
-            "-rmnp",
-            "--fork",
-            "--kill-child",
-            "--mount-proc",
-            "sh",
-            "-c",
-            _SANDBOX,
-            "sandbox",
-            *hide,
-        ]
-        if inside
-        else [sys.executable, "-c", _RUNNER]
-    )
+    command = [sys.executable, "-c", _RUNNER]
+    if inside:
+        command = [*UNSHARE, "sh", "-c", _SANDBOX, "sandbox", *hide]
     env = sandbox_env("/tmp/work" if inside else str(scratch))
+    pipe = subprocess.PIPE
     return subprocess.Popen(
-        command,
-        cwd=scratch,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+        command, cwd=scratch, env=env, stdin=pipe, stdout=pipe, text=True
     )
 
 
@@ -239,23 +230,16 @@ class _Answers(pickle.Unpickler):
     """Unpickles plain data: builtins, NumPy arrays and scalars, SymPy objects."""
 
     ALLOWED = {
-        ("numpy._core.multiarray", "_reconstruct"),
-        ("numpy.core.multiarray", "_reconstruct"),
-        ("numpy._core.multiarray", "scalar"),
-        ("numpy.core.multiarray", "scalar"),
+        *(
+            (f"numpy.{c}core.multiarray", f)
+            for c in ("", "_")
+            for f in ("_reconstruct", "scalar")
+        ),
         ("fractions", "Fraction"),
         ("collections", "OrderedDict"),
         ("copyreg", "_reconstructor"),
     }
-    BUILTINS = {
-        "complex",
-        "set",
-        "frozenset",
-        "slice",
-        "range",
-        "bytearray",
-        "Ellipsis",
-    }
+    BUILTINS = set("complex set frozenset slice range bytearray Ellipsis".split())
 
     def find_class(self, module, name):
         if (module, name) in self.ALLOWED or (
@@ -414,8 +398,10 @@ def hint(tc: test_case, exc: BaseException, path: str) -> str:
     text = str(exc).strip().splitlines()
     if isinstance(exc, AssertionError) and last.filename == path and text:
         return text[0][:200]
-    what = "the values differ" if isinstance(exc, AssertionError) else "wrong form"
-    return f"{tc.name}: {what} ({type(exc).__name__})"
+    what = tc.name.removeprefix("test_").replace("_", " ")  # test_claim_3: claim 3
+    if isinstance(exc, AssertionError):
+        return f"{what}: not met"
+    return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
 
 
 def judge(
