@@ -22,13 +22,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--sequences", type=int, default=10_000)
     args = parser.parse_args()
-    model = recall.build_recall_transformer(3)
-    tokens = recall.random_recall_tokens(3, args.sequences, np.random.default_rng(0))
-    recall.recall_accuracy(model, tokens[:100], 3.0)  # warm-up: imports, caches
+    model = recall.build_transformer(3)
+    tokens = recall.random_tokens(3, args.sequences, np.random.default_rng(0))
+    recall.accuracy(model, tokens[:100], 3.0)  # warm-up: imports, caches
     wall, cpu = [], []
     for _ in range(args.rounds):
         w0, c0 = time.perf_counter(), time.process_time()
-        accuracy = recall.recall_accuracy(model, tokens, 3.0)
+        accuracy = recall.accuracy(model, tokens, 3.0)
         wall.append(time.perf_counter() - w0)
         cpu.append(time.process_time() - c0)
     if accuracy != 1.0:  # scale 3 is above the critical scale (about 2.10) for 3 pairs

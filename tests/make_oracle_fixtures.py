@@ -106,8 +106,8 @@ def recall_cases(arrays: dict[str, np.ndarray]) -> None:
     """The recall network re-implemented with torch primitives, on fixed prompts."""
     from attnsig import recall  # only for the weights; the forward pass is torch's
 
-    model = recall.build_recall_transformer(3)
-    tokens = recall.random_recall_tokens(3, 12, np.random.default_rng(5))
+    model = recall.build_transformer(3)
+    tokens = recall.random_tokens(3, 12, np.random.default_rng(5))
     t = torch.from_numpy(tokens)
     batch, seq_len = t.shape
     results = []

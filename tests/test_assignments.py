@@ -1,6 +1,6 @@
 """Assignments check themselves: solutions pass, stubs fail, typical mistakes fail.
 
-For every chapter with grading metadata (`tools/assignments.py`), the assignment is
+For every chapter with a checks file (`tools/assignments.py`), the assignment is
 built with otter-grader and one folder of submissions is graded locally (`otter run`, no
 Docker) into one score table:
 
@@ -8,7 +8,7 @@ Docker) into one score table:
 * `student.ipynb`, the student notebook as handed out (stubs `name = ...`): no point on
   any auto-checked question;
 * `mistakes-<k>.ipynb`, the solution notebook with the k-th typical wrong answer of
-  every question (`wrong` in its metadata) put in place of the answer: each of those
+  every question (`wrong` in its checks file) put in place of the answer: each of those
   questions loses points (all of them, unless the question gives partial credit, as a
   verdict question does per claim). The k-th mistakes of all questions share one
   notebook, so a chapter costs a few grading runs.
@@ -16,8 +16,9 @@ Docker) into one score table:
 In every chapter at least three quarters of the exercises with a computable answer are
 auto-checked (`assignments.COVERAGE`).
 
-Every chapter with a worked solution is annotated; a notebook without metadata is
-skipped by the build (`test_chapters_without_metadata_are_skipped`).
+Every chapter with a worked solution has a checks file beside it
+(`chapters/<part>/<name>_checks.py`); a notebook without one is skipped by the build
+(`test_chapters_without_checks_are_skipped`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,7 @@ ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
 ANNOTATED = [
     p
     for p in assignments.chapters()
-    if assignments.questions(nbformat.read(p, as_version=4))
-    and (not ONLY or p.stem in ONLY)
+    if assignments.questions(p) and (not ONLY or p.stem in ONLY)
 ]
 
 
@@ -92,7 +92,7 @@ def _prepare(path, tmp) -> dict:
     """Build one chapter's assignment and fill a folder of submissions."""
     dest = assignments.build_one(path, tmp / "out")
     name = path.stem
-    qs = assignments.questions(nbformat.read(path, as_version=4))
+    qs = assignments.questions(path)
     auto = {q["name"]: q["spec"] for q in qs if q["answer_cell"] is not None}
     subs = tmp / "submissions"
     subs.mkdir()
@@ -167,7 +167,7 @@ def graded(request, batch):
 def test_every_exercise_is_annotated(graded):
     """An annotated chapter grades each exercise: by checks, or by a rubric."""
     missing = [q["label"] for q in graded["qs"] if q["spec"] is None]
-    assert not missing, f"exercises without assignment metadata: {missing}"
+    assert not missing, f"exercises without a question in the checks file: {missing}"
     for q in graded["qs"]:
         spec = q["spec"]
         if q["answer_cell"] is None:
@@ -184,7 +184,7 @@ def test_solutions_follow_their_statements():
     """
     for path in ANNOTATED:
         nb = nbformat.read(path, as_version=4)
-        for q in assignments.questions(nb):
+        for q in assignments.questions(path, nb):
             assert q["exercise"] is not None, f"{q['label']}: no exercise statement"
             between = nb.cells[q["exercise"] + 1 : q["start"]]
             code = [c for c in between if c.cell_type == "code"]
@@ -203,7 +203,7 @@ def test_answers_are_not_reassigned_later():
     """
     for path in ANNOTATED:
         nb = nbformat.read(path, as_version=4)
-        for q in assignments.questions(nb):
+        for q in assignments.questions(path, nb):
             if q["answer_cell"] is None or q["claims"]:
                 continue
             later = nb.cells[q["answer_cell"] + 1 :]
@@ -424,14 +424,29 @@ def test_rubrics_reach_the_grader(graded):
             assert item in text, f"{q['label']}: a rubric item is missing"
 
 
-def test_chapters_without_metadata_are_skipped(tmp_path):
+def test_chapters_without_checks_are_skipped(tmp_path):
     for p in ANNOTATED:
-        assert assignments.is_annotated(nbformat.read(p, as_version=4)), p.name
-    bare = nbformat.read(ANNOTATED[0], as_version=4)
-    for cell in bare.cells:
-        cell.metadata.pop(assignments.KEY, None)
-    nbformat.write(bare, tmp_path / "bare.ipynb")
+        assert assignments.is_annotated(p), p.name
+    shutil.copy(ANNOTATED[0], tmp_path / "bare.ipynb")  # no checks file beside it
     assert assignments.build_one(tmp_path / "bare.ipynb", tmp_path / "out") is None
+
+
+def test_checks_files_name_solved_exercises(tmp_path):
+    """A question for an exercise the notebook does not solve (a renamed label) is an
+    error, not a question silently dropped; so is an answer no solution cell binds.
+    """
+    path = next(p for p in ANNOTATED if p.stem == "tour")
+    shutil.copy(path, tmp_path / "tour.ipynb")
+    checks = assignments.checks_path(path).read_text()
+    target = assignments.checks_path(tmp_path / "tour.ipynb")
+    target.write_text(checks + '\nQUESTIONS["ex-gone"] = {"points": 1}\n')
+    with pytest.raises(ValueError, match="does not solve"):
+        assignments.questions(tmp_path / "tour.ipynb")
+    label = assignments.questions(path)[0]["label"]
+    extra = f'\nQUESTIONS["{label}"]["answer"] = ["never_bound"]\n'
+    target.write_text(checks + extra)
+    with pytest.raises(ValueError, match="no solution cell binds"):
+        assignments.questions(tmp_path / "tour.ipynb")
 
 
 def test_verdict_tables_parse():

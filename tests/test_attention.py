@@ -589,3 +589,24 @@ def test_fast_equals_reference_property(t, s, e_h, causal, use_mask, blocked, se
         _assert_fast_matches_reference(mha, x, memory, mask=allowed, causal=causal)
     finally:
         attention_module._STACKED_BELOW, attention_module._BLOCK_SCORES = saved
+
+
+def test_inputs_are_checked_once(monkeypatch):
+    # MultiHeadAttention checks query, key and value at the entry; its readable path
+    # then runs the unchecked core, not the public scaled_dot_product_attention.
+    import attnsig.attention as attention_public
+
+    calls = []
+    checker = attention_public.as_float_array
+
+    def counting(x, name, **kwargs):
+        calls.append(name)
+        return checker(x, name, **kwargs)
+
+    monkeypatch.setattr(attention_public, "as_float_array", counting)
+    mha = MultiHeadAttention(4, 2, rng=0)
+    x = np.ones((3, 4))
+    for reference in (False, True):
+        calls.clear()
+        mha(x, x[:2], causal=True, reference=reference)
+        assert calls == ["query", "key"]

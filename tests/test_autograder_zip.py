@@ -20,7 +20,6 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
 
@@ -31,11 +30,7 @@ from tools import assignments  # noqa: E402
 pytestmark = pytest.mark.skipif(
     os.environ.get("ATTNSIG_SKIP_ZIP_VENV") == "1", reason="ATTNSIG_SKIP_ZIP_VENV=1"
 )
-CHAPTERS = [
-    p
-    for p in assignments.chapters()
-    if assignments.is_annotated(nbformat.read(p, as_version=4))
-]
+CHAPTERS = [p for p in assignments.chapters() if assignments.is_annotated(p)]
 
 
 def _declared(zip_path: Path) -> tuple[str, list[str]]:

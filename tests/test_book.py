@@ -1,5 +1,6 @@
 """Structural checks of the book: conventions a reader, an instructor and CI rely on."""
 
+import json
 import re
 from pathlib import Path
 
@@ -46,13 +47,14 @@ def test_toc_parts_follow_the_sheets():
         part["caption"]
         for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
     ]
-    # One part per solution sheet, in the order of the foundation issue, between the
-    # frame parts.
+    # One part per solution sheet between the frame parts, in the foundation issue's
+    # order but for one swap (issue 21): "What one attention head can do" comes before
+    # the CS224N part, whose chapter builds on its theorems.
     expected = [
         "Getting started",
         "CSCI 5922",
-        "CS224N",
         "Self-Attention and Transformers",
+        "CS224N",
         "SVD",
         "sheet 9",
         "Appendix",
@@ -121,6 +123,40 @@ def test_exercise_labels_are_unique_and_solved_in_place():
         assert len(solved) == len(set(solved)), (
             f"{path.name}: an exercise has two solutions"
         )
+
+
+# Cell metadata that is not Jupyter's own (nbformat's documented keys) or MyST-NB's
+# figure options. Whatever grows beyond a pointer belongs in a file beside the chapter:
+# the grading checks are `chapters/<part>/<name>_checks.py` (tools/questions.py).
+STANDARD_CELL_METADATA = {
+    "tags", "mystnb", "collapsed", "scrolled", "deletable", "editable", "format",
+    "name", "jupyter", "execution",
+}  # fmt: skip
+CELL_METADATA_LIMIT = 10_000
+
+
+def nonstandard_cell_metadata(paths) -> dict[str, int]:
+    """Characters of non-standard cell metadata (as JSON) per notebook."""
+    found = {}
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        found[path.name] = sum(
+            len(json.dumps(value))
+            for cell in nb.cells
+            for key, value in cell.metadata.items()
+            if key not in STANDARD_CELL_METADATA
+        )
+    return found
+
+
+def test_cell_metadata_stays_small():
+    """Code and data hidden in cell metadata escape ruff, review and the tests' imports:
+    the chapters together keep at most `CELL_METADATA_LIMIT` characters of it.
+    """
+    sizes = nonstandard_cell_metadata(NOTEBOOKS)
+    assert sum(sizes.values()) <= CELL_METADATA_LIMIT, (
+        f"{sum(sizes.values())} characters of non-standard cell metadata: {sizes}"
+    )
 
 
 def test_markdown_pages_hold_no_solutions():
@@ -268,3 +304,34 @@ def test_notebook_check_caps_code_cells_unless_tagged():
     assert not long_cell_problems(
         cell(nbtools.MAX_CELL_LINES + 1, tags=[nbtools.LONG_CELL_TAG])
     )
+
+
+def test_tools_import_one_way():
+    """No import circle among the maintenance tools (a circle forces lazy imports and
+    breaks when a module is split): the graph of `from tools... import` is acyclic.
+    """
+    import ast
+
+    graph = {}
+    for path in sorted((ROOT / "tools").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        graph[path.stem] = {
+            (node.module or "").split(".")[1]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("tools.")
+        } | {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "tools"
+            for alias in node.names
+        }
+
+    def reaches(start, goal, seen=()):
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, (*seen, nxt)))
+            for nxt in graph.get(start, ())
+        )
+
+    circles = sorted(name for name in graph if reaches(name, name))
+    assert not circles, f"tools in an import circle: {circles}"

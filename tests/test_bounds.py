@@ -153,7 +153,7 @@ def test_min_scale_along_matches_solved_equation():
 def test_noisy_weights_match_direct_computation():
     rng = np.random.default_rng(3)
     for n, eps, c in [(2, 0.9, 0.5), (5, 0.1, 1.5), (40, 0.01, 0.5), (40, 0.01, 1.5)]:
-        keys, u = keysets.noisy_key_set(n, c, rng)
+        keys, u = keysets.noisy_keys(n, c, rng)
         np.testing.assert_allclose(
             np.linalg.norm(keys, axis=1), [c] + [1.0] * (n - 1), rtol=1e-12
         )

@@ -68,12 +68,12 @@ def test_signature_matches_stored_roughpy(stored, case, method):
 
 
 def test_recall_matches_stored_torch(stored):
-    model = recall.build_recall_transformer(3)
+    model = recall.build_transformer(3)
     for scale, logits in zip(
         stored["recall_scales"], stored["recall_logits"], strict=True
     ):
         np.testing.assert_allclose(
-            recall.recall_logits(model, stored["recall_tokens"], float(scale)),
+            recall.logits(model, stored["recall_tokens"], float(scale)),
             logits,
             rtol=1e-12,
             atol=1e-12,
@@ -86,6 +86,6 @@ def test_the_fixture_is_not_trivial(stored):
     assert not np.allclose(stored["mha_self_w"][0, 0], np.tril(np.ones((6, 6))) / 6)
     # The stored read-outs recall every prompt at scale 3 (above the critical scale 2.1)
     # and fail most of them at scale 1: the two cases test different regimes.
-    answers = recall.recall_answers(stored["recall_tokens"], 3)
+    answers = recall.answers(stored["recall_tokens"], 3)
     assert (stored["recall_logits"][1].argmax(axis=1) == answers).all()
     assert (stored["recall_logits"][0].argmax(axis=1) == answers).mean() < 0.5

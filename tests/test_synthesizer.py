@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from attnsig.attention import causal_mask
 from attnsig.synthesizer import (
     DenseSynthesizer,
-    dense_synthesizer_attention,
-    dense_synthesizer_logits,
-    random_synthesizer_attention,
-    synthesizer_attention,
+    attend,
+    dense_attention,
+    dense_logits,
+    random_attention,
 )
 
 
@@ -35,7 +35,7 @@ def test_zero_second_layer_gives_uniform_weights():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(5, 4))
     a, b1, _, _, v = _params(rng)
-    out, w = dense_synthesizer_attention(x, a, b1, np.zeros((3, 6)), np.zeros(6), v)
+    out, w = dense_attention(x, a, b1, np.zeros((3, 6)), np.zeros(6), v)
     np.testing.assert_allclose(w, np.full((5, 5), 1 / 5), rtol=0, atol=1e-15)
     np.testing.assert_allclose(
         out, np.tile((x @ v).mean(axis=0), (5, 1)), rtol=1e-12, atol=1e-12
@@ -46,7 +46,7 @@ def test_logits_by_hand():
     # relu([1, -1] I + 0) = [1, 0]; times B = [[1, 2, 3], [4, 5, 6]] gives [1, 2, 3],
     # plus b2.
     x = np.array([[1.0, -1.0], [-2.0, 3.0]])
-    logits = dense_synthesizer_logits(
+    logits = dense_logits(
         x,
         np.eye(2),
         np.zeros(2),
@@ -65,7 +65,7 @@ def test_random_synthesizer_with_a_shift_pattern_copies_the_previous_value():
     r[np.arange(1, t), np.arange(t - 1)] = big  # row i prefers position i-1
     r[0, 0] = big
     x = np.random.default_rng(1).normal(size=(t, 3))
-    out, w = random_synthesizer_attention(x, r, np.eye(3))
+    out, w = random_attention(x, r, np.eye(3))
     expected = np.vstack([x[:1], x[:-1]])
     np.testing.assert_allclose(
         out, expected, rtol=0, atol=1e-12
@@ -76,7 +76,7 @@ def test_random_synthesizer_with_a_shift_pattern_copies_the_previous_value():
 def test_causal_weights_vanish_above_the_diagonal():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(2, 6, 4))
-    _, w = dense_synthesizer_attention(x, *_params(rng), causal=True)
+    _, w = dense_attention(x, *_params(rng), causal=True)
     assert np.all(w[..., ~causal_mask(6)] == 0)
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
@@ -85,7 +85,7 @@ def test_fully_masked_row_is_zero_not_nan():
     logits = np.zeros((3, 3))
     mask = np.ones((3, 3), dtype=bool)
     mask[1] = False
-    out, w = synthesizer_attention(logits, np.ones((3, 2)), mask)
+    out, w = attend(logits, np.ones((3, 2)), mask)
     assert np.all(w[1] == 0) and np.all(out[1] == 0)
     assert not np.isnan(out).any()
 
@@ -107,7 +107,7 @@ def test_multihead_equals_a_loop_over_single_heads():
         rows = slice(h * hs, (h + 1) * hs)
         # Formula layout: A_h and V_h are the transposed row blocks of the fused
         # weights.
-        o_h, w_h = dense_synthesizer_attention(
+        o_h, w_h = dense_attention(
             x,
             layer.w1_weight[rows].T,
             layer.w1_bias[rows],
@@ -175,8 +175,8 @@ def test_row_i_depends_on_x_i_only(seed, t, i):
     x = rng.normal(size=(t, 4))
     y = rng.normal(size=(t, 4))
     y[i] = x[i]
-    _, wx = dense_synthesizer_attention(x, *params)
-    _, wy = dense_synthesizer_attention(y, *params)
+    _, wx = dense_attention(x, *params)
+    _, wy = dense_attention(y, *params)
     np.testing.assert_array_equal(wx[i], wy[i])
 
 
@@ -186,8 +186,8 @@ def test_random_synthesizer_weights_ignore_the_input(seed, t):
     rng = np.random.default_rng(seed)
     r = rng.normal(size=(6, 6))
     v = rng.normal(size=(3, 2))
-    _, w1 = random_synthesizer_attention(rng.normal(size=(t, 3)), r, v)
-    _, w2 = random_synthesizer_attention(rng.normal(size=(t, 3)), r, v)
+    _, w1 = random_attention(rng.normal(size=(t, 3)), r, v)
+    _, w2 = random_attention(rng.normal(size=(t, 3)), r, v)
     np.testing.assert_array_equal(w1, w2)
     np.testing.assert_allclose(w1.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
@@ -200,20 +200,33 @@ def test_errors_name_the_argument():
     rng = np.random.default_rng(5)
     a, b1, b, b2, v = _params(rng)
     with pytest.raises(ValueError, match="at most L=6"):
-        dense_synthesizer_logits(rng.normal(size=(7, 4)), a, b1, b, b2)
+        dense_logits(rng.normal(size=(7, 4)), a, b1, b, b2)
     with pytest.raises(ValueError, match="a must have shape"):
-        dense_synthesizer_logits(rng.normal(size=(3, 5)), a, b1, b, b2)
+        dense_logits(rng.normal(size=(3, 5)), a, b1, b, b2)
     with pytest.raises(ValueError, match="b2 must have shape"):
-        dense_synthesizer_logits(rng.normal(size=(3, 4)), a, b1, b, b2[:-1])
+        dense_logits(rng.normal(size=(3, 4)), a, b1, b, b2[:-1])
     with pytest.raises(ValueError, match="value_weight"):
-        dense_synthesizer_attention(rng.normal(size=(3, 4)), a, b1, b, b2, v.T)
+        dense_attention(rng.normal(size=(3, 4)), a, b1, b, b2, v.T)
     with pytest.raises(ValueError, match="x contains NaN"):
-        dense_synthesizer_logits(np.full((3, 4), np.nan), a, b1, b, b2)
+        dense_logits(np.full((3, 4), np.nan), a, b1, b, b2)
     with pytest.raises(TypeError, match="mask must be a boolean"):
-        synthesizer_attention(np.zeros((3, 3)), np.zeros((3, 2)), np.ones((3, 3)))
+        attend(np.zeros((3, 3)), np.zeros((3, 2)), np.ones((3, 3)))
     with pytest.raises(ValueError, match="logits must be square"):
-        random_synthesizer_attention(np.zeros((3, 2)), np.zeros((4, 5)), np.eye(2))
+        random_attention(np.zeros((3, 2)), np.zeros((4, 5)), np.eye(2))
     with pytest.raises(ValueError, match="must divide"):
         DenseSynthesizer(6, 4, 5)
     with pytest.raises(ValueError, match="max_len=5"):
         DenseSynthesizer(4, 2, 5, rng=0)(np.zeros((6, 4)))
+
+
+def test_deprecated_names_of_release_0_1_0():
+    from attnsig import keysets, synthesizer
+
+    with pytest.warns(DeprecationWarning, match="renamed attnsig.synthesizer.attend"):
+        assert synthesizer.synthesizer_attention is synthesizer.attend
+    with pytest.warns(DeprecationWarning, match="random_attention"):
+        assert synthesizer.random_synthesizer_attention is synthesizer.random_attention
+    with pytest.warns(DeprecationWarning, match="renamed attnsig.keysets.noisy_keys"):
+        assert keysets.noisy_key_set is keysets.noisy_keys
+    with pytest.raises(AttributeError):
+        synthesizer.nonsense  # noqa: B018

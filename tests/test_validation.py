@@ -63,22 +63,18 @@ SRC = Path(attnsig.__file__).resolve().parent
             "scale",
         ),
         (
-            lambda: recall.recall_logits(
-                recall.build_recall_transformer(1), "A1A?", True
-            ),
+            lambda: recall.logits(recall.build_transformer(1), "A1A?", True),
             TypeError,
             "scale",
         ),
         (
-            lambda: recall.recall_logits(
-                recall.build_recall_transformer(1), "A1A?", (1.0, True)
-            ),
+            lambda: recall.logits(recall.build_transformer(1), "A1A?", (1.0, True)),
             TypeError,
             "scale[1]",
         ),
         (
             lambda: recall.critical_scales(
-                recall.build_recall_transformer(1), "A1A?", upper="9"
+                recall.build_transformer(1), "A1A?", upper="9"
             ),
             TypeError,
             "upper",
@@ -107,7 +103,7 @@ SRC = Path(attnsig.__file__).resolve().parent
             "index",
         ),
         (
-            lambda: keysets.noisy_key_set(3, "1", np.random.default_rng(0)),
+            lambda: keysets.noisy_keys(3, "1", np.random.default_rng(0)),
             TypeError,
             "c",
         ),
@@ -134,28 +130,50 @@ def test_bad_input_is_refused_naming_the_argument(call, error, name):
 
 def test_true_is_not_a_number_anywhere():
     for check in (
-        lambda v: _validation.check_real(v, "x"),
-        lambda v: _validation.check_positive_float(v, "x"),
-        lambda v: _validation.check_positive_int(v, "x"),
-        lambda v: _validation.check_int(v, "x"),
-        lambda v: _validation.check_index(v, 3, "x"),
+        lambda v: _validation.check_scalar(v, "x"),
+        lambda v: _validation.check_scalar(v, "x", int, min_val=1),
+        lambda v: _validation.check_scalar(v, "x", int),
+        lambda v: _validation.check_scalar(v, "x", min_val=0, allow_inf=True),
         lambda v: _validation.as_float_array(v, "x", allow_bool=False),
+        lambda v: _validation.check_indices([v], 3, "x"),
     ):
         with pytest.raises(TypeError, match="x"):
             check(True)
+    with pytest.raises(TypeError, match="x"):
+        _validation.check_scalar(np.bool_(True), "x")
 
 
-def test_check_real_bounds_and_messages():
-    assert _validation.check_real(np.float32(0.5), "x", low=0, high=1) == 0.5
-    assert _validation.check_real(math.inf, "x", allow_inf=True) == math.inf
+def test_check_scalar_bounds_and_messages():
+    check = _validation.check_scalar
+    assert check(np.float32(0.5), "x", min_val=0, max_val=1) == 0.5
+    assert check(math.inf, "x", allow_inf=True) == math.inf
+    assert check(np.int64(3), "n", int, min_val=1) == 3
+    assert type(check(np.int64(3), "n", int)) is int
+    assert type(check(2, "x")) is float  # integers are real numbers
     with pytest.raises(
         ValueError, match=r"x must be a real number in \(0, 1\); got 1.0"
     ):
-        _validation.check_real(1, "x", low=0, high=1, low_open=True, high_open=True)
-    with pytest.raises(ValueError, match="x must be a finite real number"):
-        _validation.check_real(math.nan, "x")
+        check(1, "x", min_val=0, max_val=1, include_boundaries="neither")
+    with pytest.raises(
+        ValueError, match=r"index must be an integer in \[0, 3\); got 3"
+    ):
+        check(3, "index", int, min_val=0, max_val=3, include_boundaries="left")
+    with pytest.raises(ValueError, match=r"x must be a real number in \(0, 1\]; got 0"):
+        check(0, "x", min_val=0, max_val=1, include_boundaries="right")
+    with pytest.raises(ValueError, match="x must be a finite real number; got nan"):
+        check(math.nan, "x")
+    with pytest.raises(ValueError, match="x must be a finite real number >= 0"):
+        check(-math.inf, "x", min_val=0)
     with pytest.raises(ValueError, match=">= 2"):
-        _validation.check_real(1.5, "x", low=2)
+        check(1.5, "x", min_val=2)
+    with pytest.raises(ValueError, match="x must be a real number <= 1; got 2.0"):
+        check(2, "x", max_val=1)
+    with pytest.raises(TypeError, match="n must be an integer >= 1; got 2.0 of type"):
+        check(2.0, "n", int, min_val=1)
+    with pytest.raises(TypeError, match="t must be a real number; got '1' of type str"):
+        check("1", "t")
+    with pytest.raises(ValueError, match="include_boundaries must be one of"):
+        check(1, "x", include_boundaries="open")
 
 
 # --------------------------------------------------------------------------- the source

@@ -5,28 +5,55 @@
     python -m tools.assignments rubric|merge ...    rubric pages; final grades
     python -m tools.assignments page                the book's table of assignments
 
-Run from the repository root. The chapter notebook is the only source. An exercise
-becomes a question through metadata on the cells of its gated solution (`solution-start`
-... `solution-end`, CONTRIBUTING.md), key `assignment`:
+Run from the repository root. An assignment is made of the chapter notebook and its
+checks file, the Python file beside it: `chapters/<part>/<name>_checks.py` for
+`chapters/<part>/<name>.ipynb` (`-` becomes `_`; `tools.questions.checks_path`). The
+notebook carries no grading metadata. The checks file defines `QUESTIONS`, a dict from
+an exercise's label (the `:label:` of its `{exercise}`, named by its gated solution
+`solution-start` ... `solution-end`, CONTRIBUTING.md) to its question:
 
-* on the solution code cell that computes the answer (auto-checked question)::
+* an auto-checked question::
 
-      {"points": 2, "answer": ["Q", "K"], "describe": "what the student defines",
-       "public": ["def check(Q): ..."], "hidden": ["def exact(Q, K): ..."],
-       "wrong": {"transposed": "Q = Q.T"}}
+      def q_form(Q):                      # a public check
+          import numpy as np
+
+          assert np.shape(Q) == (3, 2), "Q: shape (3, 2)"
+
+
+      def q_exact(Q, K):                  # a hidden check
+          ...
+
+
+      def q_wrong_transposed(Q):          # a typical mistake
+          return {"Q": Q.T}
+
+
+      QUESTIONS["ex-label"] = {
+          "points": 2,
+          "answer": ["Q", "K"],
+          "describe": "what the student defines",
+          "public": [q_form],
+          "hidden": [q_exact],
+          "wrong": {"transposed": q_wrong_transposed},
+          "rubric": ["a written part, graded by hand (1)"],  # optional
+      }
 
   The student notebook gets the exercise statement, one stub `name = ...` per answer
   name (with the `describe` comment) and a public check (`grader.check("q")`). The
   public checks test only properties the statement gives (type, shape, sums); the
   hidden ones compare with the solution's answer as the chapter's asserts do and
-  reject the classic wrong answers. `wrong` holds, per typical mistake, code that
-  turns the solution's answer into that mistake: `tests/test_assignments.py` checks
-  that each one loses the question. A check is a function whose arguments are looked
-  up among the notebook's names (otter's exception-based tests).
-* on the `solution-start` cell of a verdict exercise (the sheet's claims judged in a
-  table whose header has a "verdict" column)::
+  reject the classic wrong answers. A check is a plain function: its arguments are
+  the notebook names it reads (otter's exception-based tests look them up by name),
+  it imports what it needs in its body, and its source (`inspect.getsource`) becomes
+  one test of otter's test file, so it may use nothing else of the checks file. A
+  typical mistake is a function of notebook names too, returning the answer names it
+  changes: `tests/test_assignments.py` puts it after the solution and checks that the
+  question is lost. The answer is computed by the last solution code cell that binds
+  an answer name.
+* a verdict exercise (the sheet's claims judged in a table whose header has a
+  "verdict" column)::
 
-      {"points": 3, "verdicts": true, "rubric": ["the written part (points)", ...]}
+      QUESTIONS["ex-label"] = {"points": 3, "verdicts": True, "rubric": [...]}
 
   The table is the answer key: each row's claim (the column before the verdict, after
   a leading part/question column if there is one) becomes a numbered claim, each
@@ -34,10 +61,10 @@ becomes a question through metadata on the cells of its gated solution (`solutio
   claim number -> verdict; one hidden check per claim (a flagged claim, "wrong" or
   "garbled", must be flagged, an accepted one accepted) gives partial credit, and the
   typical wrong answers are "trusting the sheet" and "rejecting every claim".
-* on the `solution-start` cell (question graded by hand, e.g. a proof)::
+* a question graded by hand (e.g. a proof)::
 
-      {"points": 3, "manual": true, "kind": "proof",
-       "rubric": ["criterion (points)", ...]}
+      QUESTIONS["ex-label"] = {"points": 3, "manual": True, "kind": "proof",
+                               "rubric": ["criterion (points)", ...]}
 
   `kind` is "proof", "explanation", "figure" or, for an answer that could be computed
   but is graded by hand, "computable" (it counts against `COVERAGE`). The rubric goes
@@ -46,7 +73,7 @@ becomes a question through metadata on the cells of its gated solution (`solutio
 In each chapter at least `COVERAGE` of the exercises with a computable answer (auto,
 verdicts, manual "computable") are auto-checked.
 
-A chapter without any `assignment` metadata is skipped (and listed as such). Output:
+A chapter without a checks file is skipped (and listed as such). Output:
 `_build/assignments/<chapter>/{student,autograder}` (otter assign's layout: the student
 notebook with its public tests; the solution notebook, all tests and `autograder.zip`).
 """
@@ -71,9 +98,22 @@ if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
 
 
 from tools import grading  # noqa: E402
+from tools.book import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
 from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
 from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
-from tools.student_edition import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
+from tools.questions import (  # noqa: E402, F401 (the tests use them from here)
+    COVERAGE,
+    KINDS,
+    VERDICTS,
+    checks_path,
+    coverage,
+    is_annotated,
+    questions,
+    rubric_points,
+    verdict_of,
+    verdict_spec,
+    verdict_table,
+)
 
 # The checks need otter-grader: the set-up cell installs it where it is missing (Colab,
 # Binder) and creates the `grader` that the check cells call.
@@ -108,6 +148,7 @@ EXPORT_NOTE = (
 )
 # Where the published student branch keeps the assignments (tools/publish.py).
 ASSIGNMENTS_DIR = "assignments"
+_GATE = re.compile(r"```+\{solution-(start|end)\}")
 
 
 def tests_url(name: str) -> str:
@@ -120,180 +161,11 @@ def tests_url(name: str) -> str:
 
 
 OUT = ROOT / "_build" / "assignments"
-KEY = "assignment"
-# The verdicts a student gives a sheet's claim (the chapters' verdict tables use them).
-VERDICTS = ("right", "right with a caveat", "wrong", "garbled", "unverifiable")
-# What each of the book's verdicts accepts from a student: a garbled formula read
-# literally is wrong, and a claim the book cannot verify may be taken on trust.
-ACCEPTS = {
-    "right": ("right", "right with a caveat"),
-    "right with a caveat": ("right", "right with a caveat"),
-    "wrong": ("wrong",),
-    "garbled": ("garbled", "wrong"),
-    "unverifiable": ("unverifiable", "right", "right with a caveat"),
-}
-FLAGGED = ("wrong", "garbled")
-KINDS = ("proof", "explanation", "figure", "computable")
-COVERAGE = 0.75
-_START = re.compile(r"```+\{solution-start\}\s*(\S+)")
-_EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
-_GATE = re.compile(r"```+\{solution-(start|end)\}")
-_END = re.compile(r"```+\{solution-end\}")
 
 
 def chapters() -> list[Path]:
     """The chapter notebooks, in the book's order."""
     return chapter_notebooks(ROOT)
-
-
-def is_annotated(nb) -> bool:
-    return any(KEY in cell.get("metadata", {}) for cell in nb.cells)
-
-
-def questions(nb) -> list[dict]:
-    """Every exercise of a notebook with its solution block and grading metadata.
-
-    Returns dicts with keys `label`, `name` (otter question name), `exercise` (index of
-    the exercise cell), `start`, `stop` (the solution block, stop exclusive), `spec`
-    (the metadata, None for an exercise without it) and `answer_cell` (index of the
-    annotated code cell, None for a question graded by hand).
-    """
-    exercises = {}
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and (m := _EXERCISE.search(cell.source)):
-            exercises[m.group(1)] = i
-    found = []
-    i = 0
-    while i < len(nb.cells):
-        m = (
-            _START.search(nb.cells[i].source)
-            if nb.cells[i].cell_type == "markdown"
-            else None
-        )
-        if not m:
-            i += 1
-            continue
-        start, stop = i, i + 1
-        while stop < len(nb.cells) and not _END.search(nb.cells[stop].source):
-            stop += 1
-        stop += 1  # the solution-end cell belongs to the block
-        label = m.group(1)
-        spec, answer_cell, claims = nb.cells[start].metadata.get(KEY), None, None
-        for j in range(start, stop):
-            if nb.cells[j].cell_type == "code" and KEY in nb.cells[j].metadata:
-                spec, answer_cell = nb.cells[j].metadata[KEY], j
-        if spec is not None and spec.get("verdicts"):
-            answer_cell, claims = verdict_table(nb.cells[start:stop], label)
-            answer_cell += start
-            spec = verdict_spec(spec, claims)
-        found.append(
-            {
-                "label": label,
-                "name": re.sub(r"\W", "_", label.removeprefix("ex-")),
-                "exercise": exercises.get(label),
-                "start": start,
-                "stop": stop,
-                "spec": spec,
-                "answer_cell": answer_cell,
-                "claims": claims,
-            }
-        )
-        i = stop
-    return found
-
-
-def coverage(qs: list[dict]) -> tuple[int, int]:
-    """(auto-checked, with a computable answer) among a chapter's questions."""
-    auto = sum(q["answer_cell"] is not None for q in qs)
-    by_hand = sum(
-        q["answer_cell"] is None and (q["spec"] or {}).get("kind") == "computable"
-        for q in qs
-    )
-    return auto, auto + by_hand
-
-
-# --- Verdict tables
-
-
-def _row(line: str) -> list[str]:
-    """The cells of a Markdown table row (a `\\|` inside a cell is no separator)."""
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-
-
-def verdict_of(text: str) -> str:
-    """The verdict a table cell starts with ("right with a caveat: ..." -> that)."""
-    low = text.lower().lstrip("*_ ")
-    for verdict in sorted(VERDICTS, key=len, reverse=True):
-        if re.match(re.escape(verdict) + r"\b", low):
-            return verdict
-    raise ValueError(
-        f"a verdict cell should start with one of {VERDICTS}, got {text[:60]!r}"
-    )
-
-
-def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
-    """The index (within `cells`) of the verdict table and its (claim, verdict) rows."""
-    for k, cell in enumerate(cells):
-        if cell.cell_type != "markdown":
-            continue
-        rows = [line for line in cell.source.splitlines() if line.startswith("|")]
-        if len(rows) < 3:
-            continue
-        header = [h.lower() for h in _row(rows[0])]
-        where = [i for i, h in enumerate(header) if "verdict" in h]
-        if not where or where[0] == 0:
-            continue
-        v = where[0]
-        claims = []
-        for line in rows[2:]:
-            row = _row(line)
-            if len(row) != len(header):
-                raise ValueError(
-                    f"{label}: a row of the verdict table has {len(row)} cells, the "
-                    f"header {len(header)}: {line[:80]!r}"
-                )
-            claim = row[v - 1]
-            if v >= 2 and row[0]:  # a part or question column first
-                claim = f"{row[0]}: {claim}"
-            claims.append((claim, verdict_of(row[v])))
-        return k, claims
-    raise ValueError(f"{label}: no table with a verdict column in its solution")
-
-
-def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
-    """A verdict exercise's full question: stub, checks and typical mistakes."""
-    n = len(claims)
-    key = {i + 1: verdict for i, (_, verdict) in enumerate(claims)}
-    public = (
-        "def test_form(verdicts):\n"
-        f"    allowed = {VERDICTS!r}\n"
-        "    assert isinstance(verdicts, dict), "
-        "'verdicts: a dict, claim number -> verdict'\n"
-        f"    assert sorted(verdicts) == list(range(1, {n + 1})), "
-        f"'one verdict for each claim, numbered 1 to {n}'\n"
-        "    bad = sorted(k for k, v in verdicts.items() if v not in allowed)\n"
-        "    assert not bad, f'claims {bad}: answer one of {allowed}'"
-    )
-    hidden = [
-        f"def test_claim_{i}(verdicts):\n"
-        f"    assert verdicts.get({i}) in {ACCEPTS[verdict]!r}"
-        for i, verdict in key.items()
-    ]
-    wrong = {}
-    if any(v in FLAGGED for v in key.values()):
-        wrong["trusting the sheet"] = "verdicts = {k: 'right' for k in verdicts}"
-    if any("wrong" not in ACCEPTS[v] for v in key.values()):
-        wrong["rejecting every claim"] = "verdicts = {k: 'wrong' for k in verdicts}"
-    describe = (
-        f"verdicts: a dict, claim number (1 to {n}, as listed above) -> one of\n"
-        + ", ".join(f'"{v}"' for v in VERDICTS)
-    )
-    full = dict(spec)
-    full.update(
-        answer=["verdicts"], describe=describe, public=[public], hidden=hidden,
-        wrong=wrong, key=key, partial=True,
-    )  # fmt: skip
-    return full
 
 
 # --- The otter assign master notebook
@@ -313,7 +185,6 @@ def _code(text: str):
 
 def _clean(cell):
     cell = copy.deepcopy(cell)
-    cell.metadata.pop(KEY, None)
     if cell.cell_type == "code":
         cell.outputs, cell.execution_count = [], None
     return cell
@@ -328,9 +199,9 @@ def _test_cell(source: str, hidden: bool):
     return _code(header + source.strip() + "\n")
 
 
-def master_notebook(nb, name: str, path: Path | None = None):
-    """The chapter as an otter assign master notebook (format v1); with the chapter's
-    `path`, its MyST markdown becomes plain Jupyter markdown.
+def master_notebook(nb, name: str, path: Path):
+    """The chapter notebook `nb`, read from `path`, as an otter assign master notebook
+    (format v1), its MyST markdown made plain Jupyter markdown.
     """
     config = {
         "name": name,
@@ -342,7 +213,7 @@ def master_notebook(nb, name: str, path: Path | None = None):
         "tests": {"files": True, "ok_format": False},
     }
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
-    found = questions(nb)
+    found = questions(path, nb)
     qs = {q["exercise"]: q for q in found if q["exercise"] is not None}
     in_block = {j for q in found for j in range(q["start"], q["stop"])}
     auto = [q["name"] for q in found if q["answer_cell"] is not None]
@@ -410,9 +281,9 @@ def master_notebook(nb, name: str, path: Path | None = None):
             # A place for the written part, which the grader marks by hand (rubric.md).
             cells.append(_md(WRITTEN))
     # Jupyter and Colab render Markdown and math but not MyST's roles and directives.
-    context = context_for(path) if path is not None else None
+    context = context_for(path)
     for cell in cells:
-        if cell.cell_type == "markdown" and context is not None:
+        if cell.cell_type == "markdown":
             cell.source = to_jupyter(cell.source, context)
     cells = [c for c in cells if c.cell_type != "markdown" or c.source.strip()]
     master = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(nb.metadata))
@@ -453,9 +324,10 @@ def _yaml(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-def rubric(nb, chapter: str) -> str:
-    lines = [f"# Grading by hand: {chapter}", ""]
-    for q in questions(nb):
+def rubric(path: Path, nb=None) -> str:
+    """The grader's material for what the checks do not grade (`rubric.md`)."""
+    lines = [f"# Grading by hand: {Path(path).stem}", ""]
+    for q in questions(path, nb):
         spec = q["spec"] or {}
         if q["answer_cell"] is None and spec.get("manual"):
             kind = spec.get("kind", "proof")
@@ -475,9 +347,9 @@ def rubric(nb, chapter: str) -> str:
 
 
 def build_one(path: Path, out: Path = OUT) -> Path | None:
-    nb = nbformat.read(path, as_version=4)
-    if not is_annotated(nb):
+    if not is_annotated(path):
         return None
+    nb = nbformat.read(path, as_version=4)
     name = path.stem
     dest = out / name
     shutil.rmtree(dest, ignore_errors=True)
@@ -492,7 +364,7 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
             check=True, cwd=tmp, capture_output=True, text=True,
         )  # fmt: skip
     autograder = dest / "autograder"
-    (autograder / "rubric.md").write_text(rubric(nb, name))
+    (autograder / "rubric.md").write_text(rubric(path, nb))
     # otter names its archive after the time of the build; the graders want one name.
     for made in autograder.glob(f"{name}-autograder_*.zip"):
         made.replace(autograder / "autograder.zip")
@@ -504,15 +376,6 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
 PAGE = ROOT / "chapters" / "appendix" / "assignments.md"
 TABLE_START = "<!-- assignment table: made by `python -m tools.assignments page` -->"
 TABLE_END = "<!-- end of the assignment table -->"
-
-
-def rubric_points(items: list[str]) -> float:
-    """The points of a rubric: each item ends with its points, "... (0.5)"."""
-    found = [re.search(r"\((\d+(?:\.\d+)?)\)$", item.strip()) for item in items]
-    missing = [item for item, m in zip(items, found, strict=True) if m is None]
-    if missing:
-        raise ValueError(f"a rubric item should end with its points: {missing[0]!r}")
-    return sum(float(m.group(1)) for m in found)
 
 
 def launch_links(name: str) -> tuple[str, str]:
@@ -533,7 +396,7 @@ def assignment_table() -> str:
         "| --- | --- | --- | --- |",
     ]
     for path in chapters():
-        qs = questions(nbformat.read(path, as_version=4))
+        qs = questions(path)
         if not any(q["spec"] for q in qs):
             continue
         auto = [q for q in qs if q["answer_cell"] is not None]
@@ -579,9 +442,9 @@ def main(argv: list[str]) -> int:
         dest = build_one(path)
         rel = path.relative_to(ROOT)
         if dest is None:
-            print(f"skipped {rel}: no grading metadata yet")
+            print(f"skipped {rel}: no checks file yet")
         else:
-            qs = questions(nbformat.read(path, as_version=4))
+            qs = questions(path)
             auto, computable = coverage(qs)
             manual = sum(q["answer_cell"] is None for q in qs)
             print(

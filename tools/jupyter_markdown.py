@@ -31,14 +31,8 @@ from pathlib import Path
 
 import nbformat
 
-from tools.student_edition import (
-    ROOT,
-    chapter_notebooks,
-    chapter_numbers,
-    exercise_numbers,
-    numbered_objects,
-    toc_entries,
-)
+from tools.book import ROOT, chapter_notebooks, chapter_numbers, toc_entries
+from tools.student_edition import exercise_numbers, numbered_objects
 
 
 @dataclass(frozen=True)

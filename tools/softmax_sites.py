@@ -7,11 +7,13 @@ Usage, from the repository root::
 Reads the package's source (nothing is imported or run) and prints
 
 * the softmax arithmetic: every ``exp`` of scores, which must sit in
-  ``attnsig.attention`` (``softmax`` and its in-place core ``_softmax_inplace``);
-* the places that call that arithmetic to make weights: ``attention._attend`` (the one
-  "mask, softmax, weight the values" step) and the fast multi-head kernels of
-  ``attnsig._attention_fast``, which run the same in-place core;
-* who reaches the weights through ``scaled_dot_product_attention`` or ``_attend``;
+  ``attnsig._attention_core``, the private module beneath ``attnsig.attention``
+  (``_softmax`` and its in-place core ``_softmax_inplace``);
+* the places that call that arithmetic to make weights: ``_attention_core._attend``
+  (the one "mask, softmax, weight the values" step), ``attention.softmax`` and the fast
+  multi-head kernels of ``attnsig._attention_fast``, which run the same in-place core;
+* who reaches the weights through ``scaled_dot_product_attention``, its unchecked core
+  ``_scaled_dot_product`` or ``_attend``;
 * the other exponentials of the package, each with the reason it is not a softmax.
 
 Exits with status 1 if a softmax or an unexplained exponential appears anywhere else.
@@ -24,10 +26,11 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "attnsig"
-HOME = "attention"  # the module where scores become weights
+HOME = "_attention_core"  # the module where scores become weights
+PUBLIC = "attention"  # its public face: softmax() checks x and calls the core
 FAST = "_attention_fast"  # the fast multi-head path: the same in-place core, by blocks
-SOFTMAX = {"softmax", "_softmax_inplace"}
-STEP = {"_attend", "scaled_dot_product_attention"}
+SOFTMAX = {"softmax", "_softmax", "_softmax_inplace"}
+STEP = {"_attend", "_scaled_dot_product", "scaled_dot_product_attention"}
 # Calls of the public softmax outside attention that are closed forms, not attention,
 # and why.
 CLOSED_FORMS = {
@@ -99,7 +102,7 @@ def main() -> int:
     found = scan()
     problems = []
     arithmetic = [s for s in found["exp"] if s[0].split(".")[0] == HOME]
-    print("Softmax arithmetic (exp of scores), in attnsig.attention only:")
+    print("Softmax arithmetic (exp of scores), in attnsig._attention_core only:")
     for site, line, _ in arithmetic:
         print(f"  {site}  (line {line})")
     print("\nWhere scores become weights (calls of the softmax core):")
@@ -109,7 +112,9 @@ def main() -> int:
         if module not in (HOME, FAST) and callee == "softmax" and site in CLOSED_FORMS:
             closed.append((site, line))
             continue
-        ok = module in (HOME, FAST)
+        ok = module in (HOME, FAST) or (
+            module == PUBLIC and site == "attention.softmax"
+        )
         print(
             f"  {site}  (line {line}) -> "
             f"{callee}{'' if ok else '   <-- outside attention'}"
@@ -117,8 +122,8 @@ def main() -> int:
         if not ok:
             problems.append(f"{site} computes softmax weights itself (line {line})")
     print(
-        "\nWho reaches the weights through attention.scaled_dot_product_attention / "
-        "_attend:"
+        "\nWho reaches the weights through attention.scaled_dot_product_attention, "
+        "_scaled_dot_product or _attend:"
     )
     for site, line, callee in found["step"]:
         print(f"  {site}  (line {line}) -> {callee}")
@@ -138,7 +143,7 @@ def main() -> int:
         if reason is None:
             problems.append(
                 f"{site} takes an exponential (line {line}); a softmax belongs in "
-                "attnsig.attention, other exponentials in OTHER_EXPONENTIALS"
+                "attnsig._attention_core, other exponentials in OTHER_EXPONENTIALS"
             )
     homes = {s[0].split(".")[0] for s in found["softmax"] if s[0] not in CLOSED_FORMS}
     homes |= {s[0].split(".")[0] for s in arithmetic}
@@ -147,8 +152,8 @@ def main() -> int:
         print("\nNOT ONE PLACE:\n  " + "\n  ".join(problems))
         return 1
     print(
-        "One place: attnsig.attention (its fast multi-head kernels share the in-place "
-        "core)."
+        "One place: attnsig._attention_core, beneath attnsig.attention (the fast "
+        "multi-head kernels share its in-place core)."
     )
     return 0
 

@@ -41,9 +41,17 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from tools.nbtools import SOLUTION_TAG, is_setup_cell, solution_flags
+from tools.book import (
+    ROOT,
+    STUDENT_BRANCH,
+    chapter_notebooks,
+    chapter_numbers,
+    solution_blocks,
+)
+from tools.book import in_solution as _in_solution
+from tools.nbtools import SOLUTION_TAG, is_setup_cell
+from tools.questions import how_graded
 
-ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "student"
 SOURCE = OUT / "source"
 HTML = OUT / "html"
@@ -53,7 +61,6 @@ FULL_HTML = ROOT / "_build" / "html"
 FULL_DOCTREES = ROOT / "_build" / ".doctrees"
 STUDENT_DOCTREES = SOURCE / "_build" / ".doctrees"
 PDF = ROOT / "_build" / "pdf"
-STUDENT_BRANCH = "student"
 # Pages with a version written for students, swapped in by the student build.
 STUDENT_PAGES = {
     "intro.md": "student/intro.md",
@@ -65,54 +72,8 @@ GUIDE = ROOT / "chapters" / "appendix" / "instructors-guide.md"
 EXERCISE_MAP = ROOT / "tools" / "exercise_map.yml"
 
 
-def toc_entries(root: Path = ROOT) -> list[str]:
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    return [
-        c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])
-    ]
-
-
-def chapter_notebooks(root: Path = ROOT) -> list[Path]:
-    """The notebooks that the table of contents puts in the book."""
-    return [
-        root / f"{e}.ipynb" for e in toc_entries(root) if (root / f"{e}.ipynb").exists()
-    ]
-
-
-def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
-    """Chapter number of every toc entry: the parts are numbered, and numbering runs on
-    across them.
-    """
-    return {entry: n for n, entry in enumerate(toc_entries(root), start=1)}
-
-
 # --- Solutions and what they number
 # ---------------------------------------------------------------
-
-_SOLUTION_LABEL = re.compile(r"```+\{solution-start\}\s*(\S+)")
-
-
-def _in_solution(nb) -> list[bool]:
-    return [
-        flag or SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
-        for cell, flag in zip(nb.cells, solution_flags(nb), strict=True)
-    ]
-
-
-def solution_blocks(nb) -> list[tuple[int, int, str]]:
-    """(first cell, last cell + 1, exercise label) of every gated solution, in order."""
-    blocks, flags, start = [], _in_solution(nb), None
-    for i, flag in enumerate([*flags, False]):
-        starts_new = (
-            i < len(nb.cells) and flag and _SOLUTION_LABEL.search(nb.cells[i].source)
-        )
-        if start is not None and (not flag or starts_new):
-            match = _SOLUTION_LABEL.search(nb.cells[start].source)
-            blocks.append((start, i, match.group(1) if match else ""))
-            start = None
-        if flag and start is None:
-            start = i
-    return blocks
 
 
 def strip_solutions(nb) -> tuple[object, list]:
@@ -400,7 +361,8 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
     shutil.copytree(
         ROOT / "chapters",
         source / "chapters",
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        # The grading checks (tools/questions.py) belong to the instructors.
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
     )
     shutil.copy(ROOT / "intro.md", source / "intro.md")
     # What the configuration names besides the pages: the theme's static files (favicon,
@@ -902,30 +864,11 @@ def exercises(root: Path = ROOT) -> list[dict]:
     return found
 
 
-def grading(root: Path = ROOT) -> dict[str, str]:
-    """How each exercise is graded in its chapter's assignment (tools/assignments)."""
-    from tools import assignments  # it imports this module
-
-    found = {}
-    for path in chapter_notebooks(root):
-        for q in assignments.questions(nbformat.read(path, as_version=4)):
-            spec = q["spec"] or {}
-            if q["claims"]:
-                found[q["label"]] = "checks per claim"
-            elif q["answer_cell"] is not None:
-                found[q["label"]] = "checks" + (
-                    " + rubric" if spec.get("rubric") else ""
-                )
-            elif spec.get("manual"):
-                found[q["label"]] = f"rubric ({spec.get('kind', 'proof')})"
-    return found
-
-
 def exercise_map(root: Path = ROOT) -> str:
     """The exercise-by-exercise map of every sheet, as Markdown tables."""
     data = yaml.safe_load(EXERCISE_MAP.read_text())
     book = exercises(root)
-    graded = grading(root)
+    graded = how_graded(root)
     missing = [e["label"] for e in book if e["label"] not in data["exercises"]]
     if missing:
         raise ValueError(
@@ -1279,7 +1222,8 @@ def pdf() -> int:
     shutil.copytree(
         ROOT / "chapters",
         full / "chapters",
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        # The grading checks (tools/questions.py) belong to the instructors.
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
     )
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     # nbval has checked the stored outputs; the PDF prints them rather than executing

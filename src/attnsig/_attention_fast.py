@@ -5,16 +5,17 @@ over memory, and is tested against it to 1e-12 in float64:
 
 * the projections are fused: one ``(..., T, E) x (E, 3E)`` product for self-attention,
   one ``(E, 2E)`` product when keys and values come from the same memory;
-* the scores are masked and normalised in place by ``attention._softmax_inplace`` (the
-  arithmetic of :func:`attnsig.attention.softmax`, without its copies);
+* the scores are masked and normalised in place by ``_attention_core._softmax_inplace``
+  (the arithmetic of :func:`attnsig.attention.softmax`, without its copies);
 * for small ``T * S`` all heads and batch entries are processed at once; above
   ``_STACKED_BELOW`` scores per head, one head at a time by blocks of query rows that
   fit in the cache, and a causal block multiplies only the keys it may see;
 * no validation passes on internal arrays.
 
-When the computation meets something unusual (a projection or a score that overflowed,
-batch axes that do not broadcast) it runs the readable path instead, so that infinities
-and errors behave exactly as documented there.
+When the computation meets something unusual (a projection or a score that overflowed)
+it runs the readable path instead, so that infinities and errors behave exactly as
+documented there. It imports only the arithmetic of ``attnsig._attention_core``, never
+``attnsig.attention``: the instance passed in brings its weights and its readable path.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .attention import _softmax_inplace, split_heads
+from ._attention_core import _softmax_inplace, _split_heads
 
 #: Below this many scores per head (T * S) all heads and batch entries are processed at
-# : once (per-slice Python overhead would dominate); above it, one head at a time, by
-# blocks
-#: of queries, so that the block of scores being normalised stays in the CPU cache.
+#: once (per-slice Python overhead would dominate); above it, one head at a time, by
+#: blocks of queries, so that the block of scores being normalised stays in the CPU
+#: cache.
 _STACKED_BELOW = 128 * 128
 #: Scores per block of queries in the blocked path (about 256 KiB in float32).
 _BLOCK_SCORES = 64 * 1024
@@ -40,19 +41,14 @@ def forward(mha, query, key, value, mask, causal: bool):
 
     Returns ``(output (..., T, E), weights (..., H, T, S))``.
     """
-    try:
-        batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    except ValueError:  # the readable path raises the documented error
-        return mha._readable_forward(query, key, value, mask, causal)
+    batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     # Floating-point errors stay silent here: whatever overflows is detected below and
     # handed to the readable path, which then emits its own warnings once.
     with np.errstate(all="ignore"):
         q, k, v, computed = _in_projections(mha, query, key, value)
         # One sum per array replaces the NaN and inf scans: a NaN or an infinity
-        # anywhere
-        # makes the sum non-finite (a finite overflow of the sum merely sends a valid
-        # call
-        # to the readable path).
+        # anywhere makes the sum non-finite (a finite overflow of the sum merely sends
+        # a valid call to the readable path).
         finite = all(np.isfinite(np.sum(a)) for a in computed)
         if finite:
             result = _attend_heads(mha, q, k, v, mask, causal, batch)
@@ -72,11 +68,11 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
         batch + (t, mha.embed_dim), np.result_type(dtype, v.dtype)
     )  # (..., T, E)
     q4, k4, v4 = (
-        split_heads(q, h),
-        split_heads(k, h),
-        split_heads(v, h),
+        _split_heads(q, h),
+        _split_heads(k, h),
+        _split_heads(v, h),
     )  # (..., H, *, hs)
-    heads4 = split_heads(
+    heads4 = _split_heads(
         heads, h
     )  # (..., H, T, hs): a view, heads are written in place
     if t * s < _STACKED_BELOW:
@@ -92,8 +88,10 @@ def _attend_heads(mha, q, k, v, mask, causal, batch):
 
 
 def _in_projections(mha, query, key, value):
-    """``Q, K, V`` (views) with as few matrix products as the aliasing of the inputs
-    allows, and the arrays actually computed (for one finiteness check each)."""
+    """``Q, K, V`` (views) from as few matrix products as the inputs' aliasing allows.
+
+    Also returns the arrays actually computed, for one finiteness check each.
+    """
     e, w, b = mha.embed_dim, mha.in_proj_weight, mha.in_proj_bias
 
     def part(lo, hi):
@@ -141,8 +139,7 @@ def _causal_bias(rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
 
 
 def _attend_stacked(q4, k4, v4, forbidden, causal, scale, weights, heads4) -> bool:
-    """All heads and batch entries at once (small T * S); writes ``weights``,
-    ``heads4``."""
+    """All heads and batch entries at once (small T * S), written into the outputs."""
     np.matmul(q4, np.swapaxes(k4, -1, -2), out=weights)  # (..., H, T, S)
     weights *= scale
     t, s = weights.shape[-2:]

@@ -12,6 +12,7 @@ bug, not a 1.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -23,13 +24,11 @@ __all__ = [
     "as_float64_array",
     "as_matrix",
     "as_vector",
-    "check_unit_interval",
     "check_finite",
+    "check_scalar",
     "check_positive_int",
     "check_int",
-    "check_real",
     "check_positive_float",
-    "check_index",
     "check_indices",
     "check_bool_array",
     "check_rng",
@@ -164,26 +163,10 @@ def as_vector(x: Any, name: str, dim: int | None = None) -> np.ndarray:
     return arr
 
 
-def check_unit_interval(value: Any, name: str) -> float:
-    """A real number strictly between 0 and 1 (an accuracy ``epsilon``, a threshold).
-
-    Examples
-    --------
-    >>> check_unit_interval(0.1, "epsilon")
-    0.1
-    >>> check_unit_interval(1.0, "epsilon")
-    Traceback (most recent call last):
-    ...
-    ValueError: epsilon must be a real number in (0, 1); got 1.0
-    """
-    return check_real(value, name, low=0, high=1, low_open=True, high_open=True)
-
-
 def check_finite(
     arr: np.ndarray, name: str, *, allow_inf: bool = False, allow_nan: bool = False
 ) -> None:
-    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries that are not
-    allowed.
+    """Raise ``ValueError`` if ``arr`` holds NaN or infinite entries not allowed.
 
     Examples
     --------
@@ -208,147 +191,151 @@ def _first_index(flags: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(flags)[0])
 
 
-def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; refuse non-integers, ``bool`` and values <
-    ``minimum``.
+_BOUNDARIES = ("both", "left", "right", "neither")
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    target_type: type = float,
+    *,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    include_boundaries: str = "both",
+    allow_inf: bool = False,
+) -> Any:
+    """Return ``value`` as an ``int`` or a ``float`` if it is a number in the bounds.
+
+    The one number checker of the package, in the manner of scikit-learn's
+    ``check_scalar``. ``bool`` is refused: ``depth=True`` is a bug, not a 1.
+
+    Parameters
+    ----------
+    value : object
+        The argument to check.
+    name : str
+        Its name, for the message.
+    target_type : {float, int}
+        ``int``: an integral number (Python or NumPy), returned as ``int``. ``float``: a
+        real number (integers too), returned as ``float``.
+    min_val, max_val : float, optional
+        Bounds; ``None`` means none on that side.
+    include_boundaries : {"both", "left", "right", "neither"}
+        Which bounds are allowed values themselves, as in scikit-learn.
+    allow_inf : bool
+        Accept ``±inf`` (within the bounds) for ``float``; NaN is always refused.
+
+    Returns
+    -------
+    int or float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a number of the target type.
+    ValueError
+        If it is NaN, infinite (unless ``allow_inf``) or out of bounds; the message
+        names the argument, the expected range and what it got.
 
     Examples
     --------
-    >>> check_int(-3, "frequency")
-    -3
-    >>> check_int(2.0, "frequency")
+    >>> check_scalar(3, "depth", int, min_val=1)
+    3
+    >>> check_scalar(0.5, "tau", min_val=0, max_val=1, include_boundaries="neither")
+    0.5
+    >>> check_scalar(True, "depth", int, min_val=1)
     Traceback (most recent call last):
     ...
-    TypeError: frequency must be an integer; got 2.0 of type float
+    TypeError: depth must be an integer >= 1; got True of type bool
+    >>> check_scalar(1.0, "tau", min_val=0, max_val=1, include_boundaries="neither")
+    Traceback (most recent call last):
+    ...
+    ValueError: tau must be a real number in (0, 1); got 1.0
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {_describe(value)}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
-    return int(value)
+    if include_boundaries not in _BOUNDARIES:
+        raise ValueError(
+            f"include_boundaries must be one of {_BOUNDARIES}; "
+            f"got {include_boundaries!r}"
+        )
+    integral = target_type is int
+    if not integral and target_type is not float:
+        raise TypeError(f"target_type must be int or float; got {target_type!r}")
+    low_open = include_boundaries in ("right", "neither")
+    high_open = include_boundaries in ("left", "neither")
+    kind = "an integer" if integral else "a real number"
+    wanted = numbers.Integral if integral else numbers.Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, wanted):
+        expected = _bounds(min_val, max_val, low_open, high_open)
+        raise TypeError(f"{name} must be {kind}{expected}; got {_describe(value)}")
+    number = int(value) if integral else float(value)
+    if not integral and (math.isnan(number) or (math.isinf(number) and not allow_inf)):
+        expected = _bounds(min_val, max_val, low_open, high_open)
+        raise ValueError(f"{name} must be a finite real number{expected}; got {number}")
+    too_low = min_val is not None and (
+        number <= min_val if low_open else number < min_val
+    )
+    too_high = max_val is not None and (
+        number >= max_val if high_open else number > max_val
+    )
+    if too_low or too_high:
+        expected = _bounds(min_val, max_val, low_open, high_open)
+        raise ValueError(f"{name} must be {kind}{expected}; got {number}")
+    return number
 
 
+def _bounds(low: Any, high: Any, low_open: bool, high_open: bool) -> str:
+    """The allowed range as the messages say it: `` in (0, 1]``, `` >= 1`` or ``""``."""
+
+    def show(x: Any) -> str:
+        return str(x) if isinstance(x, numbers.Integral) else f"{x:g}"
+
+    if low is not None and high is not None:
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        return f" in {left}{show(low)}, {show(high)}{right}"
+    if low is not None:
+        return f" {'>' if low_open else '>='} {show(low)}"
+    if high is not None:
+        return f" {'<' if high_open else '<='} {show(high)}"
+    return ""
+
+
+# Transitional: signature.py, reconstruction.py and explorer.py still call these two
+# older checkers; they are check_scalar with fixed arguments and go when those modules
+# call check_scalar.
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an ``int`` if it is an integer >= ``minimum``; raise
-    otherwise.
+    """:func:`check_scalar` for an integer ``>= minimum`` (transitional name).
 
     Examples
     --------
     >>> check_positive_int(3, "depth")
     3
-    >>> check_positive_int(True, "depth")
-    Traceback (most recent call last):
-    ...
-    TypeError: depth must be an integer >= 1; got True of type bool
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}; got {_describe(value)}"
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value}")
-    return int(value)
+    return check_scalar(value, name, int, min_val=minimum)
 
 
-def _interval(low, high, low_open: bool, high_open: bool) -> str:
-    if low is not None and high is not None:
-        return (
-            f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        )
-    if low is not None:
-        return f"{'>' if low_open else '>='} {low:g}"
-    if high is not None:
-        return f"{'<' if high_open else '<='} {high:g}"
-    return "finite"
-
-
-def check_real(
-    value: Any,
-    name: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    low_open: bool = False,
-    high_open: bool = False,
-    allow_inf: bool = False,
-) -> float:
-    """Return ``value`` as a ``float`` if it is a real number in the given interval.
-
-    Refuses ``bool``, strings and other non-numbers (``TypeError``), NaN, infinities
-    (unless ``allow_inf``) and values outside ``[low, high]`` (open ends with
-    ``low_open``, ``high_open``) with a ``ValueError``; every message names the
-    argument.
+def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """:func:`check_scalar` for an integer, ``>= minimum`` if given (transitional name).
 
     Examples
     --------
-    >>> check_real(0.25, "epsilon", low=0, high=1, low_open=True, high_open=True)
-    0.25
-    >>> check_real("0.5", "threshold", low=0, high=1)
-    Traceback (most recent call last):
-    ...
-    TypeError: threshold must be a real number in [0, 1]; got '0.5' of type str
+    >>> check_int(-3, "frequency")
+    -3
     """
-
-    def expected() -> str:  # built only when an error is raised
-        return _interval(low, high, low_open, high_open)
-
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a real number {expected()}; got {_describe(value)}"
-        )
-    value = float(value)
-    if np.isnan(value) or (np.isinf(value) and not allow_inf):
-        raise ValueError(
-            f"{name} must be a finite real number {expected()}; got {value}"
-        )
-    too_low = low is not None and (value <= low if low_open else value < low)
-    too_high = high is not None and (value >= high if high_open else value > high)
-    if too_low or too_high:
-        raise ValueError(f"{name} must be a real number {expected()}; got {value}")
-    return value
+    return check_scalar(value, name, int, min_val=minimum)
 
 
 def check_positive_float(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a ``float`` if it is a finite positive real number; raise
-    otherwise.
+    """:func:`check_scalar` for a real number ``> 0`` (transitional name).
+
+    With ``allow_zero``, ``>= 0``.
 
     Examples
     --------
     >>> check_positive_float(0, "scale", allow_zero=True)
     0.0
-    >>> check_positive_float(-1.0, "scale")
-    Traceback (most recent call last):
-    ...
-    ValueError: scale must be a finite number > 0; got -1.0
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {_describe(value)}")
-    value = float(value)
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}; got {value}")
-    return value
-
-
-def check_index(value: Any, n: int, name: str) -> int:
-    """Return ``value`` as an ``int`` index into ``n`` items (``0 <= value < n``).
-
-    Examples
-    --------
-    >>> check_index(2, 3, "index")
-    2
-    >>> check_index(3, 3, "index")
-    Traceback (most recent call last):
-    ...
-    ValueError: index must be an index in [0, 3); got 3
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer index in [0, {n}); got {_describe(value)}"
-        )
-    if not 0 <= value < n:
-        raise ValueError(f"{name} must be an index in [0, {n}); got {value}")
-    return int(value)
+    boundaries = "both" if allow_zero else "neither"
+    return check_scalar(value, name, min_val=0, include_boundaries=boundaries)
 
 
 def check_indices(
@@ -359,8 +346,7 @@ def check_indices(
     count: int | None = None,
     distinct: bool = True,
 ) -> list[int]:
-    """Return a list of ``int`` indices into ``n`` items: at least one, ``count`` if
-    given.
+    """Return a list of ``int`` indices into ``n`` items: at least one, or ``count``.
 
     Examples
     --------
@@ -376,7 +362,12 @@ def check_indices(
             f"{name} must be a sequence of integer indices; got {_describe(values)}"
         )
     items = list(values)
-    out = [check_index(v, n, f"{name}[{i}]") for i, v in enumerate(items)]
+    out = [
+        check_scalar(
+            v, f"{name}[{i}]", int, min_val=0, max_val=n, include_boundaries="left"
+        )
+        for i, v in enumerate(items)
+    ]
     if count is not None and len(out) != count:
         raise ValueError(f"{name} must hold {count} indices; got {values!r}")
     if not out:
@@ -387,8 +378,7 @@ def check_indices(
 
 
 def check_bool_array(mask: Any, name: str) -> np.ndarray:
-    """Return ``mask`` as a boolean array; refuse numeric masks, whose meaning is
-    ambiguous.
+    """Return ``mask`` as a boolean array; refuse numeric masks, which are ambiguous.
 
     A float mask could be additive (0 / -inf) or multiplicative (1 / 0); the package
     only takes boolean masks with True = may attend.
@@ -409,8 +399,9 @@ def check_bool_array(mask: Any, name: str) -> np.ndarray:
 def check_rng(
     rng: Any, name: str = "rng", *, seed_ok: bool = False
 ) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; with ``seed_ok``, an int seed or None makes
-    one.
+    """Return a ``numpy.random.Generator``, or with ``seed_ok`` one made from a seed.
+
+    With ``seed_ok``, an int seed or None is passed to ``numpy.random.default_rng``.
 
     Examples
     --------
@@ -459,8 +450,7 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
 def check_instance(
     value: Any, name: str, types: type | tuple[type, ...], expected: str
 ) -> Any:
-    """Return ``value`` if it is an instance of ``types``; else a ``TypeError`` naming
-    it.
+    """Return ``value`` if it is an instance of ``types``; else raise ``TypeError``.
 
     Examples
     --------
@@ -509,8 +499,9 @@ def check_float_dtype(dtype: Any, name: str) -> np.dtype:
 
 
 def check_sequence(value: Any, name: str, expected: str = "a sequence") -> list:
-    """Return ``list(value)`` for a list, tuple, range or array; refuse strings and
-    others.
+    """Return ``list(value)`` for a list, tuple, range or array; refuse the rest.
+
+    Strings are refused too: ``"01"`` is not a sequence of letters here.
 
     Examples
     --------

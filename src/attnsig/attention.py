@@ -10,12 +10,13 @@
 * A query row whose every key is masked out gets all-zero weights and a zero output
   (documented choice; PyTorch returns NaN there).
 
-**Attention is written once.** :func:`scaled_dot_product_attention` computes the scores
-and hands them to one private step, ``_attend``: mask the scores, softmax over the keys,
-weight the values. Every other attention in the package (``heads``, ``synthesizer``,
-``recall``, the readable path of :class:`MultiHeadAttention`) goes through these two.
-The softmax arithmetic itself lives in :func:`softmax` and its in-place core
-``_softmax_inplace``.
+**Attention is written once.** :func:`scaled_dot_product_attention` checks its input,
+computes the scores and hands them to one private step, ``_attend``: mask the scores,
+softmax over the keys, weight the values. That step and the softmax arithmetic
+(``_softmax`` and its in-place core ``_softmax_inplace``) live in the private module
+``attnsig._attention_core``, beneath this module and the fast path; every other
+attention in the package (``heads``, ``synthesizer``, ``recall``, the readable path of
+:class:`MultiHeadAttention`) goes through them.
 
 **Two paths in** :class:`MultiHeadAttention`. ``mha(x, reference=True)`` runs the
 readable path: three projections, :func:`split_heads`,
@@ -32,13 +33,21 @@ from typing import Any
 
 import numpy as np
 
+from . import _attention_fast
+from ._attention_core import (
+    _merge_heads,
+    _scaled_dot_product,
+    _softmax,
+    _split_heads,
+    _with_causal,
+)
 from ._validation import (
     as_float_array,
     check_bool_array,
+    check_finite,
     check_float_dtype,
-    check_positive_float,
-    check_positive_int,
     check_rng,
+    check_scalar,
 )
 
 __all__ = [
@@ -83,42 +92,7 @@ def softmax(x: Any, axis: int = -1) -> np.ndarray:
             f"axis must be in [-{x.ndim}, {x.ndim}) for x of shape {x.shape}; got "
             f"{axis}"
         )
-    out = np.array(x, copy=True)
-    if _softmax_inplace(out, axis):
-        return out
-    # A slice holds +inf: the temperature-zero limit, uniform over its +inf entries.
-    top = x.max(axis=axis, keepdims=True)
-    shift = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(x - shift)  # exp(-inf) = 0 handles masked entries
-    e = np.where(np.isposinf(top), np.isposinf(x).astype(x.dtype), e)
-    total = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-
-
-def _softmax_inplace(scores: np.ndarray, axis: int = -1) -> bool:
-    """Softmax along ``axis``, in place, of finite or ``-inf`` scores; ``True`` on
-    success.
-
-    Subtracting the maximum leaves the result unchanged and keeps ``exp`` from
-    overflowing. A slice of only ``-inf`` (every key masked out) becomes zeros. Returns
-    ``False``, leaving ``scores`` garbage, when a slice holds NaN or ``+inf``: the
-    caller then uses :func:`softmax`, which defines (``+inf``) or refuses (NaN) those.
-    """
-    top = scores.max(axis=axis, keepdims=True)  # a NaN propagates into it
-    empty = False
-    if not np.isfinite(top).all():  # one number per slice, not every score
-        if np.isnan(top).any() or np.isposinf(top).any():
-            return False
-        empty = bool(np.isneginf(top).any())
-        top[np.isneginf(top)] = 0.0  # exp(-inf - 0) = 0 on an all-masked slice, not NaN
-    scores -= top
-    np.exp(scores, out=scores)
-    total = scores.sum(axis=axis, keepdims=True)
-    if empty:
-        total[total == 0] = 1.0  # an all-masked slice stays zeros instead of 0 / 0
-    scores /= total
-    return True
+    return _softmax(x, axis)
 
 
 def causal_mask(n: int, m: int | None = None) -> np.ndarray:
@@ -144,8 +118,8 @@ def causal_mask(n: int, m: int | None = None) -> np.ndarray:
            [1, 1, 0],
            [1, 1, 1]])
     """
-    n = check_positive_int(n, "n")
-    m = n if m is None else check_positive_int(m, "m")
+    n = check_scalar(n, "n", int, min_val=1)
+    m = n if m is None else check_scalar(m, "m", int, min_val=1)
     return np.tri(n, m, dtype=bool)
 
 
@@ -174,23 +148,7 @@ def _allowed(
     if mask is not None:
         allowed = check_bool_array(mask, "mask")
         _check_mask_shape(allowed, batch + (t, s))
-    if causal:
-        allowed = causal_mask(t, s) if allowed is None else allowed & causal_mask(t, s)
-    return allowed
-
-
-def _attend(
-    scores: np.ndarray, allowed: np.ndarray | None, values: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The one step where scores become weights: mask, softmax over keys, weight values.
-
-    ``scores`` (..., T, S), ``allowed`` broadcastable to it (or None), ``values``
-    (..., S, d_v); returns the output (..., T, d_v) and the weights (..., T, S).
-    """
-    if allowed is not None:
-        scores = np.where(allowed, scores, -np.inf)
-    weights = softmax(scores, axis=-1)  # (..., T, S)
-    return weights @ values, weights
+    return _with_causal(allowed, causal, t, s)
 
 
 def scaled_dot_product_attention(
@@ -260,10 +218,9 @@ def scaled_dot_product_attention(
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     else:
-        scale = check_positive_float(scale, "scale", allow_zero=True)
+        scale = check_scalar(scale, "scale", min_val=0)
     allowed = _allowed(mask, causal, batch, q.shape[-2], k.shape[-2])
-    scores = (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T, S)
-    return _attend(scores, allowed, v)
+    return _scaled_dot_product(q, k, v, allowed, scale)
 
 
 def split_heads(x: Any, num_heads: int) -> np.ndarray:
@@ -278,16 +235,15 @@ def split_heads(x: Any, num_heads: int) -> np.ndarray:
            [6., 7.]])
     """
     x = np.asarray(x)
-    num_heads = check_positive_int(num_heads, "num_heads")
+    num_heads = check_scalar(num_heads, "num_heads", int, min_val=1)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., T, E); got shape {x.shape}")
-    *lead, t, e = x.shape
-    if e % num_heads:
+    if x.shape[-1] % num_heads:
         raise ValueError(
-            f"num_heads={num_heads} must divide the embedding size {e} of x {x.shape}"
+            f"num_heads={num_heads} must divide the embedding size {x.shape[-1]} of x "
+            f"{x.shape}"
         )
-    x = x.reshape(*lead, t, num_heads, e // num_heads)  # (..., T, H, hs)
-    return np.swapaxes(x, -2, -3)  # (..., H, T, hs)
+    return _split_heads(x, num_heads)  # (..., H, T, hs)
 
 
 def merge_heads(x: Any) -> np.ndarray:
@@ -302,9 +258,7 @@ def merge_heads(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim < 3:
         raise ValueError(f"x must have shape (..., H, T, hs); got shape {x.shape}")
-    *lead, h, t, hs = x.shape
-    x = np.swapaxes(x, -2, -3)  # (..., T, H, hs)
-    return x.reshape(*lead, t, h * hs)  # (..., T, E)
+    return _merge_heads(x)  # (..., T, E)
 
 
 class MultiHeadAttention:
@@ -357,8 +311,8 @@ class MultiHeadAttention:
         rng: np.random.Generator | int | None = None,
         dtype: Any = np.float64,
     ) -> None:
-        self.embed_dim = check_positive_int(embed_dim, "embed_dim")
-        self.num_heads = check_positive_int(num_heads, "num_heads")
+        self.embed_dim = check_scalar(embed_dim, "embed_dim", int, min_val=1)
+        self.num_heads = check_scalar(num_heads, "num_heads", int, min_val=1)
         if self.embed_dim % self.num_heads:
             raise ValueError(f"num_heads={num_heads} must divide embed_dim={embed_dim}")
         dtype = check_float_dtype(dtype, "dtype")
@@ -366,9 +320,8 @@ class MultiHeadAttention:
         e = self.embed_dim
         xavier = math.sqrt(6.0 / (e + 3 * e))  # fan_in = E, fan_out = 3E when stacked
         bound = 1 / math.sqrt(e)
-        self.in_proj_weight = rng.uniform(-xavier, xavier, size=(3 * e, e)).astype(
-            dtype
-        )
+        w_in = rng.uniform(-xavier, xavier, size=(3 * e, e))  # (3E, E)
+        self.in_proj_weight = w_in.astype(dtype)
         self.out_proj_weight = rng.uniform(-bound, bound, size=(e, e)).astype(dtype)
         self.in_proj_bias = np.zeros(3 * e, dtype) if bias else None
         self.out_proj_bias = np.zeros(e, dtype) if bias else None
@@ -399,38 +352,12 @@ class MultiHeadAttention:
         >>> mha
         MultiHeadAttention(embed_dim=2, num_heads=1, bias=False, dtype=float64)
         """
-        w_in = as_float_array(in_proj_weight, "in_proj_weight", ndim=2)
-        e = w_in.shape[1]
-        if w_in.shape != (3 * e, e):
-            raise ValueError(
-                f"in_proj_weight must have shape (3E, E); got {w_in.shape}"
-            )
-        w_out = as_float_array(out_proj_weight, "out_proj_weight", ndim=2)
-        if w_out.shape != (e, e):
-            raise ValueError(
-                f"out_proj_weight must have shape (E, E) = ({e}, {e}); got "
-                f"{w_out.shape}"
-            )
-        if (in_proj_bias is None) != (out_proj_bias is None):
-            raise ValueError(
-                "in_proj_bias and out_proj_bias must be both given or both None"
-            )
-        self = cls(e, num_heads, bias=in_proj_bias is not None, dtype=w_in.dtype)
-        self.in_proj_weight = w_in.copy()
-        self.out_proj_weight = w_out.astype(w_in.dtype)
-        if in_proj_bias is not None:
-            b_in = as_float_array(in_proj_bias, "in_proj_bias", ndim=1)
-            b_out = as_float_array(out_proj_bias, "out_proj_bias", ndim=1)
-            if b_in.shape != (3 * e,):
-                raise ValueError(
-                    f"in_proj_bias must have shape (3E,) = ({3 * e},); got {b_in.shape}"
-                )
-            if b_out.shape != (e,):
-                raise ValueError(
-                    f"out_proj_bias must have shape (E,) = ({e},); got {b_out.shape}"
-                )
-            self.in_proj_bias = b_in.astype(w_in.dtype)
-            self.out_proj_bias = b_out.astype(w_in.dtype)
+        w_in, b_in, w_out, b_out = _checked_weights(
+            in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias
+        )
+        self = cls(w_in.shape[1], num_heads, bias=b_in is not None, dtype=w_in.dtype)
+        self.in_proj_weight, self.in_proj_bias = w_in, b_in
+        self.out_proj_weight, self.out_proj_bias = w_out, b_out
         return self
 
     @property
@@ -439,8 +366,7 @@ class MultiHeadAttention:
         return self.embed_dim // self.num_heads
 
     def projections(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The three (E, E) matrices ``W_q, W_k, W_v`` (views into
-        ``in_proj_weight``)."""
+        """The three (E, E) matrices ``W_q, W_k, W_v`` (views of ``in_proj_weight``)."""
         e = self.embed_dim
         w = self.in_proj_weight
         return w[:e], w[e : 2 * e], w[2 * e :]
@@ -455,14 +381,13 @@ class MultiHeadAttention:
         causal: bool = False,
         reference: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Attend from ``query`` to ``key``/``value`` (self-attention when they are
-        omitted).
+        """Attend from ``query`` to ``key`` and ``value`` (by default to ``query``).
 
         Parameters
         ----------
         query : array_like, shape (..., T, E)
         key : array_like, shape (..., S, E), optional
-            Defaults to ``query``.
+            Defaults to ``query`` (self-attention).
         value : array_like, shape (..., S, E), optional
             Defaults to ``key``.
         mask : array_like of bool, optional
@@ -480,11 +405,11 @@ class MultiHeadAttention:
         weights : ndarray, shape (..., H, T, S)
             The attention weights of every head (not averaged).
         """
-        query, key, value, mask = self._check_inputs(query, key, value, mask)
+        checked = _checked_inputs(self.embed_dim, query, key, value, mask)
         if reference:
-            return self._readable_forward(query, key, value, mask, bool(causal))
+            return self._readable_forward(*checked, bool(causal))
         # The same computation with fewer passes over memory (private module).
-        return _attention_fast.forward(self, query, key, value, mask, bool(causal))
+        return _attention_fast.forward(self, *checked, bool(causal))
 
     def _readable_forward(
         self,
@@ -494,16 +419,19 @@ class MultiHeadAttention:
         mask: np.ndarray | None,
         causal: bool,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Multi-head attention written as the formulas read (inputs already
-        checked)."""
+        """Multi-head attention written as the formulas read, on checked inputs."""
+        h = self.num_heads
+        q = _split_heads(self._project(query, 0), h)  # (..., H, T, hs)
+        k = _split_heads(self._project(key, 1), h)  # (..., H, S, hs)
+        v = _split_heads(self._project(value, 2), h)  # (..., H, S, hs)
+        for name, projected in (("q", q), ("k", k), ("v", v)):
+            check_finite(projected, name)  # a projection that overflowed has no weights
         if mask is not None:
             mask = mask[..., None, :, :]  # (..., 1, T, S): the same mask for every head
-        h = self.num_heads
-        q = split_heads(self._project(query, 0), h)  # (..., H, T, hs)
-        k = split_heads(self._project(key, 1), h)  # (..., H, S, hs)
-        v = split_heads(self._project(value, 2), h)  # (..., H, S, hs)
-        heads, weights = scaled_dot_product_attention(q, k, v, mask, causal=causal)
-        out = merge_heads(heads) @ self.out_proj_weight.T  # (..., T, E)
+        allowed = _with_causal(mask, causal, q.shape[-2], k.shape[-2])
+        scale = 1.0 / math.sqrt(self.head_dim)
+        heads, weights = _scaled_dot_product(q, k, v, allowed, scale)
+        out = _merge_heads(heads) @ self.out_proj_weight.T  # (..., T, E)
         if self.out_proj_bias is not None:
             out = out + self.out_proj_bias
         return out, weights
@@ -516,38 +444,83 @@ class MultiHeadAttention:
             out = out + self.in_proj_bias[which * e : (which + 1) * e]
         return out
 
-    def _check_inputs(
-        self, query: Any, key: Any, value: Any, mask: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        query = as_float_array(query, "query", ndim_min=2)
-        key = query if key is None else as_float_array(key, "key", ndim_min=2)
-        value = key if value is None else as_float_array(value, "value", ndim_min=2)
-        e = self.embed_dim
-        for name, arr in (("query", query), ("key", key), ("value", value)):
-            if arr.shape[-1] != e:
-                raise ValueError(
-                    f"{name} must have shape (..., positions, E={e}); got {arr.shape}"
-                )
-        if key.shape[-2] != value.shape[-2]:
-            raise ValueError(
-                "key and value must have the same number of positions; "
-                f"got key {key.shape} and value {value.shape}"
-            )
-        if mask is not None:
-            mask = check_bool_array(mask, "mask")
-            batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
-            _check_mask_shape(mask, batch + (query.shape[-2], key.shape[-2]))
-            if mask.ndim < 2:  # a scalar or (S,) mask: give it explicit (T, S) axes
-                mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # (1 | T, S)
-        return query, key, value, mask
-
     def __repr__(self) -> str:
+        """The constructor's arguments, as PyTorch's modules show them."""
+        bias = self.in_proj_bias is not None
         return (
-            f"MultiHeadAttention(embed_dim={self.embed_dim}, "
-            f"num_heads={self.num_heads}, "
-            f"bias={self.in_proj_bias is not None}, dtype={self.in_proj_weight.dtype})"
+            f"MultiHeadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads}"
+            f", bias={bias}, dtype={self.in_proj_weight.dtype})"
         )
 
 
-# The fast path builds on this module's softmax core: import it once that exists.
-from . import _attention_fast  # noqa: E402
+def _checked_weights(
+    in_proj_weight: Any, in_proj_bias: Any, out_proj_weight: Any, out_proj_bias: Any
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None]:
+    """The arguments of ``MultiHeadAttention.from_weights``, checked, as new arrays.
+
+    Every array takes the floating dtype of ``in_proj_weight``.
+    """
+    w_in = as_float_array(in_proj_weight, "in_proj_weight", ndim=2)
+    e = w_in.shape[1]
+    if w_in.shape != (3 * e, e):
+        raise ValueError(f"in_proj_weight must have shape (3E, E); got {w_in.shape}")
+    w_out = as_float_array(out_proj_weight, "out_proj_weight", ndim=2)
+    if w_out.shape != (e, e):
+        raise ValueError(
+            f"out_proj_weight must have shape (E, E) = ({e}, {e}); got {w_out.shape}"
+        )
+    if (in_proj_bias is None) != (out_proj_bias is None):
+        raise ValueError(
+            "in_proj_bias and out_proj_bias must be both given or both None"
+        )
+    if in_proj_bias is None:
+        return w_in.copy(), None, w_out.astype(w_in.dtype), None
+    b_in = as_float_array(in_proj_bias, "in_proj_bias", ndim=1)
+    b_out = as_float_array(out_proj_bias, "out_proj_bias", ndim=1)
+    if b_in.shape != (3 * e,):
+        raise ValueError(
+            f"in_proj_bias must have shape (3E,) = ({3 * e},); got {b_in.shape}"
+        )
+    if b_out.shape != (e,):
+        raise ValueError(
+            f"out_proj_bias must have shape (E,) = ({e},); got {b_out.shape}"
+        )
+    dtype = w_in.dtype
+    return w_in.copy(), b_in.astype(dtype), w_out.astype(dtype), b_out.astype(dtype)
+
+
+def _checked_inputs(
+    embed_dim: int, query: Any, key: Any, value: Any, mask: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The arguments of ``MultiHeadAttention.__call__``, checked.
+
+    ``key`` defaults to ``query`` and ``value`` to ``key`` (the same arrays, which the
+    fast path recognises); a mask of fewer than two axes gets explicit (T, S) axes.
+    """
+    query = as_float_array(query, "query", ndim_min=2)
+    key = query if key is None else as_float_array(key, "key", ndim_min=2)
+    value = key if value is None else as_float_array(value, "value", ndim_min=2)
+    for name, arr in (("query", query), ("key", key), ("value", value)):
+        if arr.shape[-1] != embed_dim:
+            raise ValueError(
+                f"{name} must have shape (..., positions, E={embed_dim}); got "
+                f"{arr.shape}"
+            )
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            "key and value must have the same number of positions; got key "
+            f"{key.shape} and value {value.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the batch axes of query {query.shape}, key {key.shape} and value "
+            f"{value.shape} do not broadcast"
+        ) from None
+    if mask is not None:
+        mask = check_bool_array(mask, "mask")
+        _check_mask_shape(mask, batch + (query.shape[-2], key.shape[-2]))
+        if mask.ndim < 2:  # a scalar or (S,) mask: give it explicit (T, S) axes
+            mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # (1 | T, S)
+    return query, key, value, mask

@@ -31,13 +31,12 @@ from ._validation import (
     as_matrix,
     as_vector,
     check_indices,
-    check_positive_float,
-    check_positive_int,
-    check_real,
-    check_unit_interval,
+    check_scalar,
 )
 from .attention import softmax
-from .heads import attention_weights  # softmax(keys @ q), unscaled as in the sheets
+from .heads import (
+    _weights,
+)  # softmax(keys @ q) of checked arrays, unscaled as in the sheets
 
 __all__ = [
     "outside_weight",
@@ -53,9 +52,9 @@ __all__ = [
 
 
 def _log_weights_and_grad(query: np.ndarray, keys: np.ndarray, index: int):
-    """log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
+    """Return log alpha_index(q) and its gradient k_index - sum_i alpha_i k_i."""
     scores = keys @ query  # (n,)
-    alpha = attention_weights(query, keys)  # (n,)
+    alpha = _weights(query, keys)  # (n,)
     # log alpha_index from the log-normaliser, so that a tiny weight keeps its digits
     return scores[index] - np.logaddexp.reduce(scores), keys[index] - alpha @ keys
 
@@ -91,8 +90,8 @@ def outside_weight(gap, num_keys: int, subset_size: int = 1):
     >>> outside_weight(np.log(4.0), 5)
     0.5
     """
-    n = check_positive_int(num_keys, "num_keys")
-    m = check_positive_int(subset_size, "subset_size")
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    m = check_scalar(subset_size, "subset_size", int, min_val=1)
     if m > n:
         raise ValueError(f"subset_size must be at most num_keys={n}, got {m}")
     g = as_float_array(gap, "gap").astype(np.float64, copy=False)
@@ -130,11 +129,13 @@ def subset_gap(num_keys: int, subset_size: int, epsilon: float) -> float:
     >>> round(subset_gap(6, 2, 0.5), 12) == round(math.log(2.0), 12)
     True
     """
-    n = check_positive_int(num_keys, "num_keys")
-    m = check_positive_int(subset_size, "subset_size")
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    m = check_scalar(subset_size, "subset_size", int, min_val=1)
     if m > n:
         raise ValueError(f"subset_size must be at most num_keys={n}, got {m}")
-    eps = check_unit_interval(epsilon, "epsilon")
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     if m == n:
         return 0.0
     return max(0.0, math.log((n - m) * (1.0 - eps) / (m * eps)))
@@ -172,9 +173,11 @@ def noisy_weights(num_keys: int, epsilon: float, c: float) -> tuple[float, float
     >>> [round(w, 12) for w in noisy_weights(2, 0.5, 1.5)]  # r = 4: weights 8/12, 4/12
     [0.666666666667, 0.333333333333]
     """
-    n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = check_unit_interval(epsilon, "epsilon")
-    c = check_positive_float(c, "c")
+    n = check_scalar(num_keys, "num_keys", int, min_val=2)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
+    c = check_scalar(c, "c", min_val=0, include_boundaries="neither")
     log_r = math.log(n / eps)
     # The n - 2 keys scoring 0 weigh as much as one key scoring ln(n - 2).
     scores = [c * log_r, log_r] + ([math.log(n - 2)] if n > 2 else [])
@@ -196,8 +199,10 @@ def copy_worst_case_length(num_keys: int, epsilon: float) -> float:
     >>> round(copy_worst_case_length(5, 0.5), 12) == round(2 * math.log(8.0), 12)
     True
     """
-    n = check_positive_int(num_keys, "num_keys")
-    eps = check_unit_interval(epsilon, "epsilon")
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     if n == 1:
         return 0.0
     if n == 2:
@@ -217,8 +222,10 @@ def average_min_length(num_keys: int, epsilon: float) -> float:
     >>> round(average_min_length(4, 0.5), 12) == round(math.log(4.0), 12)
     True
     """
-    n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = check_unit_interval(epsilon, "epsilon")
+    n = check_scalar(num_keys, "num_keys", int, min_val=2)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     if n == 2:
         return 0.0
     return math.sqrt(2.0 * (n - 2) / n) * math.log((n - 2) / eps)
@@ -236,9 +243,11 @@ def head_scale_needed(num_keys: int, epsilon: float, c: float) -> float:
     >>> round(head_scale_needed(3, 0.5, 0.5), 12) == round(2 * math.log(4.0), 12)
     True
     """
-    n = check_positive_int(num_keys, "num_keys")
-    eps = check_unit_interval(epsilon, "epsilon")
-    c = check_positive_float(c, "c")
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
+    c = check_scalar(c, "c", min_val=0, include_boundaries="neither")
     if n == 1:
         return 0.0
     return max(0.0, math.log((n - 1) / eps) / c)
@@ -289,8 +298,12 @@ def min_scale_along(
         raise ValueError("direction must be non-zero")
     u = u / norm
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = check_unit_interval(threshold, "threshold")
-    rtol = check_real(rtol, "rtol", low=0, high=1, low_open=True, high_open=True)
+    tau = check_scalar(
+        threshold, "threshold", min_val=0, max_val=1, include_boundaries="neither"
+    )
+    rtol = check_scalar(
+        rtol, "rtol", min_val=0, max_val=1, include_boundaries="neither"
+    )
     scores = k @ u  # (n,)
     top = scores.max()
     tie_tol = 1e-12 * max(1.0, abs(top))
@@ -303,12 +316,11 @@ def min_scale_along(
     if tau >= 1.0 / num_top:
         raise ValueError(
             f"threshold {tau} is not reachable: {num_top} keys share the largest "
-            "score, "
-            f"so the target weights tend to 1/{num_top}"
+            f"score, so the target weights tend to 1/{num_top}"
         )
 
     def worst(t: float) -> float:
-        return float(attention_weights(t * u, k)[idx].min())
+        return float(_weights(t * u, k)[idx].min())
 
     if worst(0.0) >= tau:
         return 0.0
@@ -366,7 +378,9 @@ def min_query_norm(
 
     k = as_matrix(keys, "keys")
     idx = check_indices(indices, k.shape[0], "indices")
-    tau = check_unit_interval(threshold, "threshold")
+    tau = check_scalar(
+        threshold, "threshold", min_val=0, max_val=1, include_boundaries="neither"
+    )
     start = (
         10.0 * k[idx].sum(axis=0) if x0 is None else as_vector(x0, "x0", dim=k.shape[1])
     )
@@ -388,7 +402,7 @@ def min_query_norm(
         options={"ftol": 1e-14, "maxiter": 500},
     )
     q = np.asarray(result.x, dtype=float)
-    worst = float(attention_weights(q, k)[idx].min())
+    worst = float(_weights(q, k)[idx].min())
     if not worst >= tau * (1.0 - 1e-7):
         raise RuntimeError(
             f"SLSQP returned an infeasible query (worst target weight {worst:.9f} < "

@@ -30,11 +30,8 @@ from ._validation import (
     as_float_array,
     as_matrix,
     as_vector,
-    check_index,
     check_indices,
-    check_positive_int,
-    check_real,
-    check_unit_interval,
+    check_scalar,
 )
 
 __all__ = [
@@ -78,6 +75,11 @@ def query_for_scores(keys, scores) -> np.ndarray:
         raise ValueError(
             f"scores must have shape ({k.shape[0]},), one per key, got {s.shape}"
         )
+    return _query_for_scores(k, s)
+
+
+def _query_for_scores(k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """:func:`query_for_scores` of checked keys (n, d) and scores (n,): shape (d,)."""
     n, d = k.shape
     rank = np.linalg.matrix_rank(k)
     if rank < n:
@@ -117,10 +119,12 @@ def copy_query_by_gap(keys, index: int, epsilon: float) -> np.ndarray:
     """
     k = as_matrix(keys, "keys")
     n = k.shape[0]
-    j = check_index(index, n, "index")
+    j = check_scalar(
+        index, "index", int, min_val=0, max_val=n, include_boundaries="left"
+    )
     target = np.zeros(n)
     target[j] = bounds.copy_gap(n, epsilon)
-    return query_for_scores(k, target)
+    return _query_for_scores(k, target)
 
 
 def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
@@ -155,7 +159,7 @@ def average_query_by_gap(keys, indices, epsilon: float) -> np.ndarray:
     a, b = check_indices(indices, n, "indices", count=2)
     target = np.zeros(n)
     target[[a, b]] = bounds.subset_gap(n, 2, epsilon)
-    return query_for_scores(k, target)
+    return _query_for_scores(k, target)
 
 
 # ---------------------------------------------------------------------------- by length
@@ -185,8 +189,12 @@ def copy_query(keys, index: int, epsilon: float) -> np.ndarray:
     True
     """
     k = as_matrix(keys, "keys")
-    j = check_index(index, k.shape[0], "index")
-    eps = check_unit_interval(epsilon, "epsilon")
+    j = check_scalar(
+        index, "index", int, min_val=0, max_val=k.shape[0], include_boundaries="left"
+    )
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     return 2.0 * math.log(k.shape[0] / eps) * k[j]
 
 
@@ -214,7 +222,9 @@ def average_query(keys, indices, epsilon: float) -> np.ndarray:
     """
     k = as_matrix(keys, "keys")
     a, b = check_indices(indices, k.shape[0], "indices", count=2)
-    eps = check_unit_interval(epsilon, "epsilon")
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     return math.log(k.shape[0] / eps) * (k[a] + k[b])
 
 
@@ -244,8 +254,10 @@ def noisy_average_query(
     """
     u = as_vector(direction, "direction")
     k2 = as_vector(second_key, "second_key", dim=u.shape[0])
-    n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = check_unit_interval(epsilon, "epsilon")
+    n = check_scalar(num_keys, "num_keys", int, min_val=2)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
     return math.log(n / eps) * (u + k2)
 
 
@@ -285,8 +297,10 @@ def two_head_queries(
     """
     u = as_vector(direction, "direction")
     k2 = as_vector(second_key, "second_key", dim=u.shape[0])
-    n = check_positive_int(num_keys, "num_keys", minimum=2)
-    eps = check_unit_interval(epsilon, "epsilon")
-    c_min = check_real(c_min, "c_min", low=0, low_open=True)
+    n = check_scalar(num_keys, "num_keys", int, min_val=2)
+    eps = check_scalar(
+        epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="neither"
+    )
+    c_min = check_scalar(c_min, "c_min", min_val=0, include_boundaries="right")
     t = math.log(n / eps)
     return np.stack([t / c_min * u, t * k2])  # (2, d)

@@ -21,13 +21,12 @@ Related modules: the queries that make a head copy or average are built in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ._validation import (
-    as_float64_array,
-    check_positive_float,
-)
-from .attention import scaled_dot_product_attention
+from ._attention_core import _scaled_dot_product
+from ._validation import as_float64_array, check_scalar
 
 __all__ = [
     "attention_weights",
@@ -65,24 +64,63 @@ def single_head_output(
     >>> w.round(12), out.round(12)
     (array([0.75, 0.25]), array([1.5, 1. ]))
     """
-    q = as_float64_array(query, "query", ndim_min=1)
+    q, k, v = _checked_head_inputs(query, "query", keys, values)
+    return _single_head(q, k, v, check_scalar(scale, "scale", min_val=0))
+
+
+def _checked_head_inputs(
+    query: Any, query_name: str, keys: Any, values: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query (..., d), keys (..., n, d) and values (..., n, dv) as float64, checked.
+
+    ``values=None`` stands for no values (only the weights are wanted): an array of
+    shape (..., n, 0). With ``query_name="queries"`` the first axis of the queries is
+    the head axis, which does not broadcast against the keys.
+    """
+    q = as_float64_array(query, query_name, ndim_min=1)
     k = as_float64_array(keys, "keys", ndim_min=2)
-    v = as_float64_array(values, "values", ndim_min=2)
+    if values is None:
+        v = np.zeros(k.shape[:-1] + (0,))  # (..., n, 0)
+    else:
+        v = as_float64_array(values, "values", ndim_min=2)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
-            f"query has dimension {q.shape[-1]} but keys have dimension "
-            f"{k.shape[-1]}; expected query (..., d) and keys (..., n, d)"
+            f"{query_name} has dimension {q.shape[-1]} but keys have dimension "
+            f"{k.shape[-1]}; expected {query_name} (..., d) and keys (..., n, d)"
         )
     if v.shape[-2] != k.shape[-2]:
         raise ValueError(
-            f"values has {v.shape[-2]} rows but there are {k.shape[-2]} keys; "
-            "expected values (..., n, dv)"
+            f"values has {v.shape[-2]} rows but there are {k.shape[-2]} keys; expected "
+            "values (..., n, dv)"
         )
-    scale = check_positive_float(scale, "scale", allow_zero=True)
-    output, weights = scaled_dot_product_attention(
-        q[..., None, :], k, v, scale=scale
+    lead = q.shape[:-1] if query_name == "query" else q.shape[:-2]
+    try:
+        np.broadcast_shapes(lead, k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading axes of {query_name} {q.shape}, keys {k.shape} and values "
+            f"{v.shape} do not broadcast"
+        ) from None
+    return q, k, v
+
+
+def _single_head(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`single_head_output` on checked arrays: (..., dv) and (..., n)."""
+    output, weights = _scaled_dot_product(
+        q[..., None, :], k, v, None, scale
     )  # (..., 1, dv), (..., 1, n): one query row
     return output[..., 0, :], weights[..., 0, :]
+
+
+def _weights(query: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``softmax(keys @ query)`` of a checked query (d,) and keys (n, d): shape (n,).
+
+    The unscaled weights of the sheets, for loops that have checked their arrays once
+    (``bounds``).
+    """
+    return _single_head(query, keys, np.zeros((keys.shape[0], 0)), 1.0)[1]
 
 
 def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
@@ -108,11 +146,8 @@ def attention_weights(query, keys, *, scale: float = 1.0) -> np.ndarray:
     >>> attention_weights([np.log(3.0), 0.0], np.eye(2)).round(12)
     array([0.75, 0.25])
     """
-    k = as_float64_array(keys, "keys", ndim_min=2)
-    no_values = np.zeros(
-        k.shape[:-1] + (0,)
-    )  # (..., n, 0): only the weights are wanted
-    return single_head_output(query, k, no_values, scale=scale)[1]
+    q, k, no_values = _checked_head_inputs(query, "query", keys, None)
+    return _single_head(q, k, no_values, check_scalar(scale, "scale", min_val=0))[1]
 
 
 def multi_head_output(
@@ -144,14 +179,13 @@ def multi_head_output(
     (array([3.]), array([[1., 0.],
            [0., 1.]]))
     """
-    q = as_float64_array(queries, "queries", ndim_min=2)
+    q, k, v = _checked_head_inputs(queries, "queries", keys, values)
     if q.ndim != 2:
         raise ValueError(f"queries must have shape (H, d), got shape {q.shape}")
-    k = as_float64_array(keys, "keys", ndim_min=2)
-    v = as_float64_array(values, "values", ndim_min=2)
+    scale = check_scalar(scale, "scale", min_val=0)
     # A head axis so that every head sees the same keys and values.
-    head_outputs, weights = single_head_output(
-        q, k[..., None, :, :], v[..., None, :, :], scale=scale
+    head_outputs, weights = _single_head(
+        q, k[..., None, :, :], v[..., None, :, :], scale
     )  # (..., H, dv), (..., H, n)
     return head_outputs.mean(axis=-2), weights
 
@@ -218,5 +252,5 @@ def fraction_near(outputs, target, radius: float) -> float:
     t = as_float64_array(target, "target", ndim_min=1)
     if t.shape != (c.shape[1],):
         raise ValueError(f"target must have shape ({c.shape[1]},), got {t.shape}")
-    radius = check_positive_float(radius, "radius")
+    radius = check_scalar(radius, "radius", min_val=0, include_boundaries="neither")
     return float(np.mean(np.linalg.norm(c - t, axis=1) <= radius))

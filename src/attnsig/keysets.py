@@ -3,11 +3,10 @@
 * deterministic and random sets that satisfy the assumptions of "Attention bounds":
   :func:`orthonormal_keys`, :func:`adversarial_copy_keys` (at the edge of the copying
   assumption), :func:`random_copy_keys`, and the noisy first key ``k_1 = c u`` of
-  :func:`noisy_key_set`;
+  :func:`noisy_keys`;
 * Gaussian keys ``k_i ~ N(mu_i, Sigma_i)`` of "Self-Attention and Transformers":
-  :func:`noisy_key_covariances` builds the sheet's covariances,
-  :func:`sample_keys` draws
-  many key sets at once.
+  :func:`noisy_key_covariances` builds the sheet's covariances, :func:`sample_keys`
+  draws many key sets at once.
 
 Randomness always comes from a ``numpy.random.Generator`` passed as ``rng`` (seed it for
 reproducible draws). Keys are rows; indices are 0-based (the sheet's ``k_1`` is
@@ -20,19 +19,14 @@ import math
 
 import numpy as np
 
-from ._validation import (
-    as_float64_array,
-    check_index,
-    check_positive_int,
-    check_real,
-    check_rng,
-)
+from ._deprecated import renamed as _renamed
+from ._validation import as_float64_array, check_rng, check_scalar
 
 __all__ = [
     "orthonormal_keys",
     "adversarial_copy_keys",
     "random_copy_keys",
-    "noisy_key_set",
+    "noisy_keys",
     "noisy_key_covariances",
     "sample_keys",
 ]
@@ -64,8 +58,8 @@ def adversarial_copy_keys(num_keys: int, dim: int) -> np.ndarray:
     >>> np.linalg.norm(keys[1:] - keys[0], axis=1).round(12)  # all at distance 1
     array([1., 1., 1.])
     """
-    n = check_positive_int(num_keys, "num_keys")
-    d = check_positive_int(dim, "dim", minimum=2)
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    d = check_scalar(dim, "dim", int, min_val=2)
     if n >= 4 and d < 3:
         raise ValueError(
             f"dim must be at least 3 for num_keys >= 4 (the distractors need a plane "
@@ -100,8 +94,8 @@ def random_copy_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     >>> bool((keys[1:] @ keys[0] <= 0.5 + 1e-12).all())  # ||k_1 - k_i|| >= 1
     True
     """
-    n = check_positive_int(num_keys, "num_keys")
-    d = check_positive_int(dim, "dim", minimum=2)
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    d = check_scalar(dim, "dim", int, min_val=2)
     rng = check_rng(rng)
     k1 = rng.standard_normal(d)
     k1 /= np.linalg.norm(k1)
@@ -128,19 +122,23 @@ def orthonormal_keys(num_keys: int, dim: int, rng: np.random.Generator) -> np.nd
     >>> np.allclose(keys @ keys.T, np.eye(3))
     True
     """
-    n = check_positive_int(num_keys, "num_keys")
-    d = check_positive_int(dim, "dim")
+    n = check_scalar(num_keys, "num_keys", int, min_val=1)
+    d = check_scalar(dim, "dim", int, min_val=1)
     if n > d:
         raise ValueError(
             f"num_keys must be at most dim for orthonormal keys; got num_keys={n}, "
             f"dim={d}"
         )
-    rng = check_rng(rng)
+    return _orthonormal_keys(n, d, check_rng(rng))
+
+
+def _orthonormal_keys(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`orthonormal_keys` of checked arguments, ``n <= d``: shape (n, d)."""
     q, _ = np.linalg.qr(rng.standard_normal((d, n)))  # (d, n), orthonormal columns
     return q.T.copy()  # (n, d)
 
 
-def noisy_key_set(
+def noisy_keys(
     num_keys: int, c: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Orthogonal keys ``k_1 = c u``, ``k_2, ..., k_n`` (unit): a first key of length c.
@@ -158,15 +156,15 @@ def noisy_key_set(
 
     Examples
     --------
-    >>> keys, u = noisy_key_set(3, 0.5, np.random.default_rng(0))
+    >>> keys, u = noisy_keys(3, 0.5, np.random.default_rng(0))
     >>> np.linalg.norm(keys, axis=1).round(12)
     array([0.5, 1. , 1. ])
     >>> np.allclose(keys[0], 0.5 * u)
     True
     """
-    n = check_positive_int(num_keys, "num_keys", minimum=2)
-    c = check_real(c, "c", low=0, low_open=True)
-    basis = orthonormal_keys(n, n + 1, rng)  # (n, n + 1)
+    n = check_scalar(num_keys, "num_keys", int, min_val=2)
+    c = check_scalar(c, "c", min_val=0, include_boundaries="right")
+    basis = _orthonormal_keys(n, n + 1, check_rng(rng))  # (n, n + 1)
     keys = basis.copy()
     keys[0] = c * basis[0]
     return keys, basis[0].copy()
@@ -204,12 +202,14 @@ def noisy_key_covariances(
     mu = as_float64_array(means, "means", ndim_min=2)
     if mu.ndim != 2:
         raise ValueError(f"means must have shape (n, d), got shape {mu.shape}")
-    alpha = check_real(alpha, "alpha", low=0)
-    spread = check_real(spread, "spread", low=0)
+    alpha = check_scalar(alpha, "alpha", min_val=0)
+    spread = check_scalar(spread, "spread", min_val=0)
     n, d = mu.shape
     cov = np.broadcast_to(alpha * np.eye(d), (n, d, d)).copy()  # (n, d, d)
     if index is not None:
-        a = check_index(index, n, "index")
+        a = check_scalar(
+            index, "index", int, min_val=0, max_val=n, include_boundaries="left"
+        )
         cov[a] += spread * np.outer(mu[a], mu[a])
     return cov
 
@@ -218,9 +218,8 @@ def _psd_sqrt(cov: np.ndarray) -> np.ndarray:
     """Symmetric square roots of positive semi-definite matrices (..., d, d)."""
     eigvals, eigvecs = np.linalg.eigh(cov)  # (..., d), (..., d, d)
     # Round-off turns an exact zero eigenvalue into +-1e-17, whose square root (3e-9)
-    # would add
-    # spurious noise in directions of zero variance: treat eigenvalues that small as
-    # zero.
+    # would add spurious noise in directions of zero variance: treat eigenvalues that
+    # small as zero.
     cutoff = (
         cov.shape[-1]
         * np.finfo(float).eps
@@ -276,8 +275,18 @@ def sample_keys(
         raise ValueError(
             "covariances must be positive semi-definite, got a negative eigenvalue"
         )
-    S = check_positive_int(num_samples, "num_samples")
+    S = check_scalar(num_samples, "num_samples", int, min_val=1)
     rng = check_rng(rng)
     root = _psd_sqrt(cov)  # (n, d, d), root @ root.T = cov
     z = rng.standard_normal((S, n, d))  # (S, n, d)
     return mu + np.einsum("nij,snj->sni", root, z)  # (S, n, d)
+
+
+# Release 0.1.0's names, kept as thin deprecated aliases (CHANGELOG.md, "Deprecated").
+__getattr__ = _renamed(
+    __name__,
+    globals(),
+    {
+        "noisy_key_set": "noisy_keys",
+    },
+)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_int
+from ._validation import as_float_array, check_scalar
 
 __all__ = ["truncated_svd", "best_rank_k", "low_rank_errors", "projection_onto_span"]
 
@@ -15,7 +15,7 @@ def _matrix_and_rank(a: Any, k: int) -> tuple[np.ndarray, int]:
     a = as_float_array(a, "a", ndim=2)
     if a.size == 0:
         raise ValueError(f"a must be a non-empty matrix; got shape {a.shape}")
-    k = check_positive_int(k, "k", minimum=0)
+    k = check_scalar(k, "k", int, min_val=0)
     return a, k
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive_float, check_positive_int
+from ._validation import check_scalar
 
 __all__ = ["sinusoidal_encoding"]
 
@@ -39,9 +39,9 @@ def sinusoidal_encoding(
     >>> pe[0]  # position 0: sin 0 = 0 and cos 0 = 1
     array([0., 1., 0., 1., 0., 1.])
     """
-    num_positions = check_positive_int(num_positions, "num_positions")
-    dim = check_positive_int(dim, "dim")
-    base = check_positive_float(base, "base")
+    num_positions = check_scalar(num_positions, "num_positions", int, min_val=1)
+    dim = check_scalar(dim, "dim", int, min_val=1)
+    base = check_scalar(base, "base", min_val=0, include_boundaries="neither")
     positions = np.arange(num_positions, dtype=np.float64)[:, None]  # (P, 1)
     pair = np.arange(0, dim, 2, dtype=np.float64)  # 2i for each sine/cosine pair
     angles = positions / base ** (pair / dim)  # (P, ceil(dim/2))

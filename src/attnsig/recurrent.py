@@ -22,12 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (
-    as_float_array,
-    check_callable,
-    check_positive_float,
-    check_positive_int,
-)
+from ._validation import as_float_array, check_callable, check_scalar
 
 __all__ = [
     "rnn_forward",
@@ -56,8 +51,7 @@ def _check_rnn_weights(
     if w_hh.shape != (hidden, hidden):
         raise ValueError(
             f"w_hh must have shape (H, H) = ({hidden}, {hidden}) to match w_ih "
-            f"{w_ih.shape}; "
-            f"got {w_hh.shape}"
+            f"{w_ih.shape}; got {w_hh.shape}"
         )
     biases = []
     for name, b in (("b_ih", b_ih), ("b_hh", b_hh)):
@@ -112,10 +106,20 @@ def rnn_forward(
            [0.761594]])
     """
     x = as_float_array(x, "x", ndim_min=2)
-    w_ih, w_hh, b_ih, b_hh, h = _check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0)
-    drive = (
-        x @ w_ih.T + b_ih + b_hh
-    )  # (..., T, H): the input part can be computed in parallel
+    return _rnn_forward(x, *_check_rnn_weights(x, w_ih, w_hh, b_ih, b_hh, h0))
+
+
+def _rnn_forward(
+    x: np.ndarray,
+    w_ih: np.ndarray,
+    w_hh: np.ndarray,
+    b_ih: np.ndarray,
+    b_hh: np.ndarray,
+    h: np.ndarray,
+) -> np.ndarray:
+    """:func:`rnn_forward` of checked arrays, ``h`` the initial state: (..., T, H)."""
+    # The input part of every step at once: it does not depend on the state.
+    drive = x @ w_ih.T + b_ih + b_hh  # (..., T, H)
     states = []
     for t in range(x.shape[-2]):
         h = np.tanh(drive[..., t, :] + h @ w_hh.T)  # (..., H): needs the previous state
@@ -160,7 +164,7 @@ def rnn_input_jacobian(
             f"h0 must have shape (H,) = ({w_hh.shape[0]},) for one sequence; got "
             f"{h0.shape}"
         )
-    h = rnn_forward(x, w_ih, w_hh, b_ih, b_hh, h0)  # (T, H)
+    h = _rnn_forward(x, w_ih, w_hh, b_ih, b_hh, h0)  # (T, H)
     steps, hidden = h.shape
     d_in = x.shape[1]
     tanh_slope = 1.0 - h**2  # (T, H): the diagonal of D_t
@@ -205,7 +209,7 @@ def numerical_jacobian(
     """
     check_callable(f, "f")
     x = as_float_array(x, "x").astype(np.float64)
-    eps = check_positive_float(eps, "eps")
+    eps = check_scalar(eps, "eps", min_val=0, include_boundaries="neither")
     out_shape = np.shape(f(x))
     jac = np.zeros(out_shape + (x.size,))
     flat = x.ravel()  # (N,)
@@ -265,9 +269,8 @@ def softmax_jacobian(p: Any) -> np.ndarray:
     p = as_float_array(p, "p", ndim_min=1)
     if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
         raise ValueError(
-            "p must hold probability vectors along its last axis (entries >= 0 "
-            "summing to 1); "
-            f"got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, "
+            "p must hold probability vectors along its last axis (entries >= 0 summing "
+            f"to 1); got shape {p.shape} with sums in [{p.sum(axis=-1).min()}, "
             f"{p.sum(axis=-1).max()}]"
         )
     eye = np.eye(p.shape[-1])
@@ -284,8 +287,8 @@ def rnn_param_count(input_size: int, hidden_size: int, bias: bool = True) -> int
     >>> rnn_param_count(3, 4)  # 4*3 + 4*4 + 2*4
     36
     """
-    d = check_positive_int(input_size, "input_size")
-    h = check_positive_int(hidden_size, "hidden_size")
+    d = check_scalar(input_size, "input_size", int, min_val=1)
+    h = check_scalar(hidden_size, "hidden_size", int, min_val=1)
     return h * d + h * h + (2 * h if bias else 0)
 
 
@@ -299,7 +302,7 @@ def self_attention_param_count(embed_dim: int, bias: bool = True) -> int:
     >>> self_attention_param_count(8)  # 4 * 64 + 4 * 8
     288
     """
-    e = check_positive_int(embed_dim, "embed_dim")
+    e = check_scalar(embed_dim, "embed_dim", int, min_val=1)
     return 4 * e * e + (4 * e if bias else 0)
 
 
@@ -314,9 +317,9 @@ def rnn_multiply_adds(seq_len: int, input_size: int, hidden_size: int) -> int:
     >>> rnn_multiply_adds(10, 3, 4)  # 10 * (12 + 16)
     280
     """
-    t = check_positive_int(seq_len, "seq_len")
-    d = check_positive_int(input_size, "input_size")
-    h = check_positive_int(hidden_size, "hidden_size")
+    t = check_scalar(seq_len, "seq_len", int, min_val=1)
+    d = check_scalar(input_size, "input_size", int, min_val=1)
+    h = check_scalar(hidden_size, "hidden_size", int, min_val=1)
     return t * (h * d + h * h)
 
 
@@ -332,6 +335,6 @@ def self_attention_multiply_adds(seq_len: int, embed_dim: int) -> int:
     >>> self_attention_multiply_adds(10, 4)  # 4 * 10 * 16 + 2 * 100 * 4
     1440
     """
-    t = check_positive_int(seq_len, "seq_len")
-    e = check_positive_int(embed_dim, "embed_dim")
+    t = check_scalar(seq_len, "seq_len", int, min_val=1)
+    e = check_scalar(embed_dim, "embed_dim", int, min_val=1)
     return 4 * t * e * e + 2 * t * t * e

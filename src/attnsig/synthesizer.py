@@ -28,19 +28,21 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive_int, check_rng
-from .attention import _allowed, _attend, merge_heads, split_heads
+from ._attention_core import _attend, _merge_heads, _split_heads
+from ._deprecated import renamed as _renamed
+from ._validation import as_float_array, check_finite, check_rng, check_scalar
+from .attention import _allowed
 
 __all__ = [
-    "dense_synthesizer_logits",
-    "synthesizer_attention",
-    "dense_synthesizer_attention",
-    "random_synthesizer_attention",
+    "dense_logits",
+    "attend",
+    "dense_attention",
+    "random_attention",
     "DenseSynthesizer",
 ]
 
 
-def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.ndarray:
+def dense_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.ndarray:
     """Dense-synthesizer logits ``relu(x A + b1) B + b2``, cut to the sequence length.
 
     Parameters
@@ -63,11 +65,21 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
     --------
     >>> x = np.ones((2, 3))  # (T, E)
     >>> a, b1, b, b2 = np.ones((3, 4)), np.zeros(4), np.ones((4, 5)), np.zeros(5)
-    >>> logits = dense_synthesizer_logits(x, a, b1, b, b2)
+    >>> logits = dense_logits(x, a, b1, b, b2)
     >>> logits.shape  # (T, T): the first T of L = 5 positions
     (2, 2)
     """
     x = as_float_array(x, "x", ndim_min=2)
+    return _dense_logits(x, *_checked_dense(x, a, b1, b, b2))
+
+
+def _checked_dense(
+    x: Any, a: Any, b1: Any, b: Any, b2: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The arguments of :func:`dense_logits` after ``x``, checked against ``x``.
+
+    ``x`` must already be a float array of shape (..., T, E).
+    """
     a = as_float_array(a, "a", ndim=2)
     b1 = as_float_array(b1, "b1", ndim=1)
     b = as_float_array(b, "b", ndim=2)
@@ -97,12 +109,19 @@ def dense_synthesizer_logits(x: Any, a: Any, b1: Any, b: Any, b2: Any) -> np.nda
             f"x has T={t} positions but the synthesizer scores at most L={max_len} "
             f"(the width of b {b.shape})"
         )
+    return a, b1, b, b2
+
+
+def _dense_logits(
+    x: np.ndarray, a: np.ndarray, b1: np.ndarray, b: np.ndarray, b2: np.ndarray
+) -> np.ndarray:
+    """:func:`dense_logits` of checked arrays: (..., T, T)."""
     hidden = np.maximum(x @ a + b1, 0.0)  # (..., T, F)
     logits = hidden @ b + b2  # (..., T, L)
-    return logits[..., :t]  # (..., T, T): only the first T positions exist
+    return logits[..., : x.shape[-2]]  # (..., T, T): only the first T positions exist
 
 
-def synthesizer_attention(
+def attend(
     logits: Any, values: Any, mask: Any = None, *, causal: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weights ``softmax(logits)`` (masked) applied to ``values``.
@@ -110,7 +129,7 @@ def synthesizer_attention(
     Parameters
     ----------
     logits : array_like, shape (..., T, T)
-        Synthesized scores, e.g. from :func:`dense_synthesizer_logits`.
+        Synthesized scores, e.g. from :func:`dense_logits`.
     values : array_like, shape (..., T, d_v)
     mask : array_like of bool, optional
         Broadcastable to (..., T, T); ``True`` = may attend.
@@ -126,7 +145,7 @@ def synthesizer_attention(
 
     Examples
     --------
-    >>> out, w = synthesizer_attention(np.zeros((2, 2)), [[1.0], [3.0]], causal=True)
+    >>> out, w = attend(np.zeros((2, 2)), [[1.0], [3.0]], causal=True)
     >>> w
     array([[1. , 0. ],
            [0.5, 0.5]])
@@ -148,16 +167,14 @@ def synthesizer_attention(
         batch = np.broadcast_shapes(logits.shape[:-2], values.shape[:-2])
     except ValueError:
         raise ValueError(
-            f"the batch axes of logits {logits.shape} and values {values.shape} "
-            "do not broadcast"
+            f"the batch axes of logits {logits.shape} and values {values.shape} do not "
+            "broadcast"
         ) from None
     allowed = _allowed(mask, causal, batch, t, t)
-    return _attend(
-        logits, allowed, values
-    )  # the one masked-softmax step of the package
+    return _attend(logits, allowed, values)  # the one masked-softmax step
 
 
-def dense_synthesizer_attention(
+def dense_attention(
     x: Any,
     a: Any,
     b1: Any,
@@ -174,11 +191,11 @@ def dense_synthesizer_attention(
     ----------
     x : array_like, shape (..., T, E)
     a, b1, b, b2 : array_like
-        As in :func:`dense_synthesizer_logits`: shapes (E, F), (F,), (F, L), (L,).
+        As in :func:`dense_logits`: shapes (E, F), (F,), (F, L), (L,).
     value_weight : array_like, shape (E, d_v)
         ``V`` in the formula layout: values are ``x @ V``.
     mask, causal
-        As in :func:`synthesizer_attention`.
+        As in :func:`attend`.
 
     Returns
     -------
@@ -189,24 +206,27 @@ def dense_synthesizer_attention(
     --------
     >>> x = np.eye(2)  # (T, E)
     >>> a, b1, b, b2 = np.zeros((2, 3)), np.zeros(3), np.zeros((3, 2)), np.zeros(2)
-    >>> out, w = dense_synthesizer_attention(x, a, b1, b, b2, np.eye(2))
+    >>> out, w = dense_attention(x, a, b1, b, b2, np.eye(2))
     >>> w  # zero logits: uniform weights
     array([[0.5, 0.5],
            [0.5, 0.5]])
     """
     x = as_float_array(x, "x", ndim_min=2)
+    a, b1, b, b2 = _checked_dense(x, a, b1, b, b2)
     value_weight = as_float_array(value_weight, "value_weight", ndim=2)
     if value_weight.shape[0] != x.shape[-1]:
         raise ValueError(
             f"value_weight must have shape (E, d_v) with E={x.shape[-1]} the width of "
-            "x "
-            f"{x.shape}; got {value_weight.shape}"
+            f"x {x.shape}; got {value_weight.shape}"
         )
-    logits = dense_synthesizer_logits(x, a, b1, b, b2)  # (..., T, T)
-    return synthesizer_attention(logits, x @ value_weight, mask, causal=causal)
+    t = x.shape[-2]
+    allowed = _allowed(mask, causal, x.shape[:-2], t, t)
+    logits = _dense_logits(x, a, b1, b, b2)  # (..., T, T)
+    check_finite(logits, "logits")  # an overflowing MLP has no weights
+    return _attend(logits, allowed, x @ value_weight)
 
 
-def random_synthesizer_attention(
+def random_attention(
     x: Any, logits: Any, value_weight: Any, *, mask: Any = None, causal: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """One random-synthesizer head ``softmax(R[:T, :T]) (x V)``: weights ignore x.
@@ -218,7 +238,7 @@ def random_synthesizer_attention(
         The parameter ``R``; needs ``L >= T``.
     value_weight : array_like, shape (E, d_v)
     mask, causal
-        As in :func:`synthesizer_attention`.
+        As in :func:`attend`.
 
     Returns
     -------
@@ -228,7 +248,7 @@ def random_synthesizer_attention(
     Examples
     --------
     >>> logits = np.zeros((3, 3))  # R, of shape (L, L)
-    >>> out, w = random_synthesizer_attention(np.eye(2), logits, np.eye(2), causal=True)
+    >>> out, w = random_attention(np.eye(2), logits, np.eye(2), causal=True)
     >>> w  # the top-left (T, T) block of R, whatever x is
     array([[1. , 0. ],
            [0.5, 0.5]])
@@ -247,12 +267,12 @@ def random_synthesizer_attention(
     if value_weight.shape[0] != e:
         raise ValueError(
             f"value_weight must have shape (E, d_v) with E={e} the width of x "
-            f"{x.shape}; "
-            f"got {value_weight.shape}"
+            f"{x.shape}; got {value_weight.shape}"
         )
+    allowed = _allowed(mask, causal, x.shape[:-2], t, t)
     values = x @ value_weight  # (..., T, d_v)
     block = np.broadcast_to(logits[:t, :t], values.shape[:-2] + (t, t))  # (..., T, T)
-    return synthesizer_attention(block, values, mask, causal=causal)
+    return _attend(block, allowed, values)
 
 
 class DenseSynthesizer:
@@ -302,9 +322,9 @@ class DenseSynthesizer:
         *,
         rng: np.random.Generator | int | None = None,
     ) -> None:
-        self.embed_dim = check_positive_int(embed_dim, "embed_dim")
-        self.num_heads = check_positive_int(num_heads, "num_heads")
-        self.max_len = check_positive_int(max_len, "max_len")
+        self.embed_dim = check_scalar(embed_dim, "embed_dim", int, min_val=1)
+        self.num_heads = check_scalar(num_heads, "num_heads", int, min_val=1)
+        self.max_len = check_scalar(max_len, "max_len", int, min_val=1)
         if self.embed_dim % self.num_heads:
             raise ValueError(f"num_heads={num_heads} must divide embed_dim={embed_dim}")
         rng = check_rng(rng, seed_ok=True)
@@ -328,18 +348,25 @@ class DenseSynthesizer:
 
     def logits(self, x: Any) -> np.ndarray:
         """Synthesized logits of every head: (..., T, E) -> (..., H, T, T)."""
+        return self._logits(self._checked_x(x))
+
+    def _checked_x(self, x: Any) -> np.ndarray:
         x = as_float_array(x, "x", ndim_min=2)
         if x.shape[-1] != self.embed_dim:
             raise ValueError(
                 f"x must have shape (..., T, E={self.embed_dim}); got {x.shape}"
             )
-        t = x.shape[-2]
-        if t > self.max_len:
+        if x.shape[-2] > self.max_len:
             raise ValueError(
-                f"x has T={t} positions; this layer accepts at most "
+                f"x has T={x.shape[-2]} positions; this layer accepts at most "
                 f"max_len={self.max_len}"
             )
-        hidden = split_heads(
+        return x
+
+    def _logits(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`logits` of a checked ``x``: (..., H, T, T)."""
+        t = x.shape[-2]
+        hidden = _split_heads(
             np.maximum(x @ self.w1_weight.T + self.w1_bias, 0.0), self.num_heads
         )  # (..., H, T, hs)
         logits = hidden @ self.w2 + self.b2[:, None, :]  # (..., H, T, L)
@@ -362,23 +389,38 @@ class DenseSynthesizer:
         output : ndarray, shape (..., T, E)
         weights : ndarray, shape (..., H, T, T)
         """
-        x = as_float_array(x, "x", ndim_min=2)
-        logits = self.logits(x)  # (..., H, T, T)
-        values = split_heads(
+        x = self._checked_x(x)
+        t = x.shape[-2]
+        allowed = _allowed(mask, causal, x.shape[:-2], t, t)  # (..., T, T) or None
+        if allowed is not None and allowed.ndim >= 2:
+            allowed = allowed[
+                ..., None, :, :
+            ]  # (..., 1, T, T): the same for every head
+        logits = self._logits(x)  # (..., H, T, T)
+        check_finite(logits, "logits")  # an overflowing MLP has no weights
+        values = _split_heads(
             x @ self.value_weight.T + self.value_bias, self.num_heads
         )  # (..., H, T, hs)
-        if mask is not None:
-            mask = np.asarray(mask)
-            if mask.ndim >= 2:
-                mask = mask[..., None, :, :]  # (..., 1, T, T): the same for every head
-        heads, weights = synthesizer_attention(logits, values, mask, causal=causal)
-        out = (
-            merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias
-        )  # (..., T, E)
-        return out, weights
+        heads, weights = _attend(logits, allowed, values)
+        out = _merge_heads(heads) @ self.out_proj_weight.T + self.out_proj_bias
+        return out, weights  # (..., T, E), (..., H, T, T)
 
     def __repr__(self) -> str:
+        """The constructor's arguments."""
         return (
             f"DenseSynthesizer(embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
             f"max_len={self.max_len})"
         )
+
+
+# Release 0.1.0's names, kept as thin deprecated aliases (CHANGELOG.md, "Deprecated").
+__getattr__ = _renamed(
+    __name__,
+    globals(),
+    {
+        "dense_synthesizer_logits": "dense_logits",
+        "synthesizer_attention": "attend",
+        "dense_synthesizer_attention": "dense_attention",
+        "random_synthesizer_attention": "random_attention",
+    },
+)

@@ -10,25 +10,30 @@ The subpackage is split by what each part is:
   critical attention scales.
 
 Everything a chapter uses is re-exported here: ``from attnsig import recall`` and then
-``recall.build_recall_transformer(3)``, ``recall.run(...)``,
-``recall.exact_recall_accuracy(...)``.
+``recall.build_transformer(3)``, ``recall.run(...)``, ``recall.exact_accuracy(...)``.
+Names are read with the subpackage's name in front, so none repeats "recall".
+
+The names of release 0.1.0 that did (``recall.build_recall_transformer``,
+``recall.recall_accuracy``, ...) still work, are deprecated, and warn with a
+``DeprecationWarning`` naming their replacement; they will be removed in 0.2.0.
 """
 
+from .._deprecated import renamed as _renamed
 from .analysis import (
+    accuracy,
     critical_scales,
-    exact_recall_accuracy,
+    exact_accuracy,
     ideal_critical_scale,
-    recall_accuracy,
-    recall_margins,
+    margins,
 )
 from .model import (
     FeedForward,
-    RecallTrace,
-    RecallTransformer,
-    build_recall_transformer,
+    Trace,
+    Transformer,
+    build_transformer,
     embed,
+    logits,
     predict,
-    recall_logits,
     run,
 )
 from .task import (
@@ -36,13 +41,13 @@ from .task import (
     QUERY_TOKEN,
     VOCAB,
     VOCAB_SIZE,
-    canonical_recall_tokens,
+    answers,
+    canonical_tokens,
     detokenize,
-    hardest_recall_tokens,
-    random_recall_tokens,
-    recall_answers,
+    hardest_tokens,
+    random_tokens,
     tokenize,
-    validate_recall_tokens,
+    validate_tokens,
 )
 
 __all__ = [
@@ -51,23 +56,43 @@ __all__ = [
     "QUERY_TOKEN",
     "MAX_PAIRS",
     "FeedForward",
-    "RecallTransformer",
-    "RecallTrace",
-    "build_recall_transformer",
+    "Transformer",
+    "Trace",
+    "build_transformer",
     "tokenize",
     "detokenize",
-    "validate_recall_tokens",
-    "recall_answers",
+    "validate_tokens",
+    "answers",
     "embed",
     "run",
-    "recall_logits",
+    "logits",
     "predict",
-    "recall_margins",
-    "recall_accuracy",
-    "random_recall_tokens",
-    "canonical_recall_tokens",
-    "exact_recall_accuracy",
-    "hardest_recall_tokens",
+    "margins",
+    "accuracy",
+    "random_tokens",
+    "canonical_tokens",
+    "exact_accuracy",
+    "hardest_tokens",
     "critical_scales",
     "ideal_critical_scale",
 ]
+
+# Release 0.1.0's names, kept as thin deprecated aliases (CHANGELOG.md, "Deprecated").
+__getattr__ = _renamed(
+    __name__,
+    globals(),
+    {
+        "RecallTransformer": "Transformer",
+        "RecallTrace": "Trace",
+        "build_recall_transformer": "build_transformer",
+        "validate_recall_tokens": "validate_tokens",
+        "recall_answers": "answers",
+        "recall_logits": "logits",
+        "recall_margins": "margins",
+        "recall_accuracy": "accuracy",
+        "exact_recall_accuracy": "exact_accuracy",
+        "random_recall_tokens": "random_tokens",
+        "canonical_recall_tokens": "canonical_tokens",
+        "hardest_recall_tokens": "hardest_tokens",
+    },
+)

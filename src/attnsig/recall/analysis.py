@@ -8,70 +8,75 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_float_array, check_instance, check_positive_int, check_real
-from .model import RecallTransformer, _last_logits, embed
+from .._validation import as_float_array, check_instance, check_scalar
+from .model import Transformer, _check_one_scale, _check_scale, _last_logits, embed
 from .task import (
     _MAX_CANONICAL_PAIRS,
+    _answers,
     _canonical_classes,
     detokenize,
-    recall_answers,
-    validate_recall_tokens,
+    validate_tokens,
 )
 
 __all__ = [
-    "recall_margins",
-    "recall_accuracy",
-    "exact_recall_accuracy",
+    "margins",
+    "accuracy",
+    "exact_accuracy",
     "critical_scales",
     "ideal_critical_scale",
 ]
 
 
-def _margins(logits: np.ndarray, answers: np.ndarray) -> np.ndarray:
-    """Read-out of the answer minus the largest other read-out, per row: (B, 37) ->
-    (B,)."""
-    rows = np.arange(len(answers))
-    correct = logits[rows, answers]
-    others = logits.copy()
-    others[rows, answers] = -np.inf
+def _margins(readout: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Read-out of the answer minus the largest other one, per row: (B, 37) -> (B,)."""
+    rows = np.arange(len(expected))
+    correct = readout[rows, expected]
+    others = readout.copy()
+    others[rows, expected] = -np.inf
     return correct - others.max(axis=1)
 
 
-def recall_margins(
-    model: RecallTransformer, sequences: Any, scale: Any = None
-) -> np.ndarray:
+def margins(model: Transformer, sequences: Any, scale: Any = None) -> np.ndarray:
     """Read-out value of the correct answer minus the largest other one, shape (B,).
 
     Recall is correct at temperature zero exactly when the margin is positive.
 
     Examples
     --------
-    >>> from attnsig.recall import build_recall_transformer
-    >>> model = build_recall_transformer(3)
-    >>> bool(recall_margins(model, "A6B8C3B?", 3.0)[0] > 0)
+    >>> from attnsig.recall import build_transformer
+    >>> model = build_transformer(3)
+    >>> bool(margins(model, "A6B8C3B?", 3.0)[0] > 0)
     True
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs)
-    answers = recall_answers(tokens, model.num_pairs)
-    return _margins(_last_logits(model, embed(model, tokens), scale), answers)
+    tokens = validate_tokens(sequences, model.num_pairs)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _margins_of(model, tokens, scales)
 
 
-def recall_accuracy(
-    model: RecallTransformer, sequences: Any, scale: Any = None, weights: Any = None
+def _margins_of(
+    model: Transformer, tokens: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """:func:`margins` of checked, answerable tokens (B, T) at checked scales: (B,)."""
+    readout = _last_logits(model, embed(model, tokens), scales)  # (B, 37)
+    return _margins(readout, _answers(tokens, model.num_pairs))
+
+
+def accuracy(
+    model: Transformer, sequences: Any, scale: Any = None, weights: Any = None
 ) -> float:
     """Fraction of prompts recalled correctly (positive margin), optionally weighted.
 
     ``weights`` (shape (B,)) lets one representative stand for many sequences
-    (see :func:`~attnsig.recall.task.canonical_recall_tokens`).
+    (see :func:`~attnsig.recall.task.canonical_tokens`).
 
     Examples
     --------
-    >>> from attnsig.recall import build_recall_transformer
-    >>> model = build_recall_transformer(3)
-    >>> recall_accuracy(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)
+    >>> from attnsig.recall import build_transformer
+    >>> model = build_transformer(3)
+    >>> accuracy(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)
     1.0
     """
-    correct = recall_margins(model, sequences, scale) > 0
+    correct = margins(model, sequences, scale) > 0
     if weights is None:
         return float(correct.mean())
     w = as_float_array(weights, "weights", ndim=1)
@@ -83,18 +88,18 @@ def recall_accuracy(
     return float(w[correct].sum() / w.sum())
 
 
-def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fraction:
+def exact_accuracy(model: Transformer, scale: Any = None) -> Fraction:
     """Exact fraction of *all* answerable prompts that the model recalls correctly.
 
     Every answerable prompt with ``n = model.num_pairs`` pairs
     (``26!/(26-n)! * 10**n * n`` of them) is counted once, through the symmetry classes
-    of :func:`~attnsig.recall.task.canonical_recall_tokens`: one representative per
+    of :func:`~attnsig.recall.task.canonical_tokens`: one representative per
     class is run and stands for all prompts of its class. A prompt counts as correct
-    when its margin (:func:`recall_margins`) is positive, so ties count as wrong.
+    when its margin (:func:`margins`) is positive, so ties count as wrong.
 
     Parameters
     ----------
-    model : RecallTransformer
+    model : Transformer
         The model; ``model.num_pairs`` must be at most 9 (the number of classes grows
         like the Bell numbers).
     scale : float or pair of floats, optional
@@ -110,21 +115,20 @@ def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fracti
 
     Examples
     --------
-    >>> from attnsig.recall import build_recall_transformer
-    >>> exact_recall_accuracy(build_recall_transformer(3), 3.0)
+    >>> from attnsig.recall import build_transformer
+    >>> exact_accuracy(build_transformer(3), 3.0)
     Fraction(1, 1)
     """
     check_instance(
         model,
         "model",
-        RecallTransformer,
-        "a RecallTransformer (see build_recall_transformer)",
+        Transformer,
+        "a recall.Transformer (see recall.build_transformer)",
     )
     if model.num_pairs > _MAX_CANONICAL_PAIRS:
         raise ValueError(
             f"model.num_pairs must be at most {_MAX_CANONICAL_PAIRS} for an exact "
-            "count "
-            "(the number of symmetry classes grows like the Bell numbers); got "
+            "count (the number of symmetry classes grows like the Bell numbers); got "
             f"{model.num_pairs}"
         )
     parts = scale if isinstance(scale, tuple) else (scale,)
@@ -135,12 +139,13 @@ def exact_recall_accuracy(model: RecallTransformer, scale: Any = None) -> Fracti
                 f"got an array of shape {np.shape(part)}"
             )
     tokens, counts, total = _canonical_classes(model.num_pairs)
-    correct = recall_margins(model, tokens, scale) > 0  # (C,)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    correct = _margins_of(model, tokens, scales) > 0  # (C,)
     return Fraction(sum(int(c) for c in counts[correct]), total)
 
 
 def critical_scales(
-    model: RecallTransformer,
+    model: Transformer,
     sequences: Any,
     *,
     first_block_scale: Any = None,
@@ -151,7 +156,7 @@ def critical_scales(
 
     Parameters
     ----------
-    model : RecallTransformer
+    model : Transformer
     sequences : prompts of shape (B, T), answerable.
     first_block_scale : float, optional
         ``None``: both blocks use the scale being searched. A number (``math.inf``
@@ -171,33 +176,32 @@ def critical_scales(
 
     Examples
     --------
-    >>> from attnsig.recall import build_recall_transformer
-    >>> s = critical_scales(build_recall_transformer(3), "A6B8C3B?")
+    >>> from attnsig.recall import build_transformer
+    >>> s = critical_scales(build_transformer(3), "A6B8C3B?")
     >>> bool(0 < s[0] < 3.0)
     True
     """
-    tokens = validate_recall_tokens(sequences, model.num_pairs)
-    iterations = check_positive_int(iterations, "iterations")
-    answers = recall_answers(tokens, model.num_pairs)
-    upper = check_real(upper, "upper", low=0, low_open=True)
+    tokens = validate_tokens(sequences, model.num_pairs)
+    iterations = check_scalar(iterations, "iterations", int, min_val=1)
+    upper = check_scalar(upper, "upper", min_val=0, include_boundaries="right")
+    if first_block_scale is not None:
+        first = _check_one_scale(
+            first_block_scale, "first_block_scale", model.dim, len(tokens)
+        )
+    expected = _answers(tokens, model.num_pairs)
     x0 = embed(model, tokens)
 
-    def correct(scales: np.ndarray) -> np.ndarray:
-        scale = (
-            (scales, scales)
-            if first_block_scale is None
-            else (first_block_scale, scales)
-        )
-        return _margins(_last_logits(model, x0, scale), answers) > 0
+    def correct(scales: np.ndarray) -> np.ndarray:  # (B,) finite scales >= 0
+        pair = (scales, scales) if first_block_scale is None else (first, scales)
+        return _margins(_last_logits(model, x0, pair), expected) > 0
 
-    lo = np.zeros(len(answers))
-    hi = np.full(len(answers), float(upper))
+    lo = np.zeros(len(expected))
+    hi = np.full(len(expected), float(upper))
     if not correct(hi).all():
         b = int(np.argmin(correct(hi)))
         raise ValueError(
             f"prompt {b} ({detokenize(tokens[b])[0]}) is not recalled at scale "
-            f"upper={upper}; "
-            "raise upper"
+            f"upper={upper}; raise upper"
         )
     for _ in range(iterations):
         mid = (lo + hi) / 2
@@ -219,5 +223,5 @@ def ideal_critical_scale(num_pairs: int) -> float:
     >>> round(ideal_critical_scale(3), 12) == round(math.log(2), 12)
     True
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     return math.log(max(2, n - 1))

@@ -31,8 +31,9 @@ makes it the identity).
 
 **Read-out**: the output block at the last position, read at temperature zero (argmax).
 
-Attention is ``attnsig.attention.scaled_dot_product_attention`` with a causal mask and
-the scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
+Attention is the arithmetic of ``attnsig.attention.scaled_dot_product_attention`` (its
+unchecked core, on inputs checked once at the public entry) with a causal mask and the
+scale ``1/sqrt(d)`` of the sheet by default; ``scale=math.inf`` is the hard
 (temperature-zero) limit, uniform over the maximal scores of each row.
 """
 
@@ -44,18 +45,18 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int
-from ..attention import _attend, causal_mask, scaled_dot_product_attention
-from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_recall_tokens
+from .._attention_core import _attend, _scaled_dot_product, _with_causal
+from .._validation import as_float_array, check_scalar
+from .task import _LETTERS, _QUERY_ID, MAX_PAIRS, VOCAB_SIZE, validate_tokens
 
 __all__ = [
     "FeedForward",
-    "RecallTransformer",
-    "RecallTrace",
-    "build_recall_transformer",
+    "Transformer",
+    "Trace",
+    "build_transformer",
     "embed",
     "run",
-    "recall_logits",
+    "logits",
     "predict",
 ]
 
@@ -90,7 +91,7 @@ class FeedForward:
 
 
 @dataclass(frozen=True)
-class RecallTransformer:
+class Transformer:
     """The hand-built two-block recall transformer for ``num_pairs`` key-value pairs.
 
     All maps act on row vectors: ``Q = X @ w_q1`` for ``X`` of shape (..., T, d).
@@ -114,7 +115,7 @@ class RecallTransformer:
 
     Examples
     --------
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> model.seq_len, model.dim
     (8, 111)
     """
@@ -143,19 +144,21 @@ class RecallTransformer:
 
     @property
     def token_block(self) -> slice:
+        """Coordinates of the token block (the one-hot token)."""
         return slice(0, VOCAB_SIZE)
 
     @property
     def index_block(self) -> slice:
+        """Coordinates of the index block (position codes, then copied keys)."""
         return slice(VOCAB_SIZE, VOCAB_SIZE + self.index_width)
 
     @property
     def output_block(self) -> slice:
+        """Coordinates of the output block (what attention writes)."""
         return slice(VOCAB_SIZE + self.index_width, self.dim)
 
     def code_coordinate(self, code: int) -> int:
-        """Coordinate (in the full width ``d``) of the position code ``code`` in
-        ``1..T``."""
+        """Coordinate, in the full width ``d``, of the position code ``code`` (1..T)."""
         if not 1 <= code <= self.seq_len:
             raise ValueError(f"code must be in 1..{self.seq_len}; got {code}")
         return _code_coordinate(code)
@@ -163,13 +166,13 @@ class RecallTransformer:
 
 def _code_coordinate(code: int) -> int:
     # Codes 1..9 reuse the digit coordinates of the index block (as in the sheet);
-    # larger codes
-    # get fresh coordinates after the 37 token coordinates of the index block.
+    # larger codes get fresh coordinates after the 37 token coordinates of the index
+    # block.
     local = code if code <= 9 else VOCAB_SIZE + (code - 10)
     return VOCAB_SIZE + local
 
 
-def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
+def build_transformer(num_pairs: int = 3) -> Transformer:
     """Build the explicit weights of the two-block recall transformer.
 
     Parameters
@@ -180,15 +183,15 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
     Returns
     -------
-    RecallTransformer
+    Transformer
 
     Examples
     --------
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> model.w_q1.shape
     (111, 111)
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(
             f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "
@@ -217,12 +220,10 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     w_v1[tok + np.arange(VOCAB_SIZE), out + np.arange(VOCAB_SIZE)] = 1.0
 
     # Block 1 feed-forward network. Unit for letter L: relu(out_L + [code odd] - 1),
-    # which is
-    # out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an attention
-    # average
-    # of one-hot vectors); it writes into the letter coordinate of the index block. Two
-    # units
-    # per output coordinate, relu(o) - relu(-o) = o, clear the output block.
+    # which is out_L at odd codes and 0 at even ones because 0 <= out_L <= 1 (it is an
+    # attention average of one-hot vectors); it writes into the letter coordinate of
+    # the index block. Two units per output coordinate, relu(o) - relu(-o) = o, clear
+    # the output block.
     n_letters = len(_LETTERS)
     hidden = n_letters + 2 * VOCAB_SIZE
     w_in = np.zeros((d, hidden))
@@ -241,8 +242,7 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
     ffn1 = FeedForward(w_in, b_in, w_out1, np.zeros(d))
 
     # Block 2. Query = key = index block without code 1; value: token block -> output
-    # block,
-    # the query token "?" dropped.
+    # block, the query token "?" dropped.
     w_q2 = np.zeros((d, d))
     for j in range(idx, idx + width):
         if j != _code_coordinate(1):
@@ -253,13 +253,13 @@ def build_recall_transformer(num_pairs: int = 3) -> RecallTransformer:
 
     w_read = np.zeros((d, VOCAB_SIZE))
     w_read[out + np.arange(VOCAB_SIZE), np.arange(VOCAB_SIZE)] = 1.0
-    return RecallTransformer(
+    return Transformer(
         n, width, w_q1, w_k1, w_v1, ffn1, w_q2, w_q2.copy(), w_v2, ffn2, w_read
     )
 
 
 @dataclass(frozen=True)
-class RecallTrace:
+class Trace:
     """Every intermediate matrix of one forward pass (leading batch axis B).
 
     Attributes (shapes)
@@ -275,7 +275,7 @@ class RecallTrace:
 
     Examples
     --------
-    >>> trace = run(build_recall_transformer(3), "A6B8C3B?")
+    >>> trace = run(build_transformer(3), "A6B8C3B?")
     >>> trace.weights1.shape, trace.logits.shape
     ((1, 8, 8), (1, 8, 37))
     """
@@ -300,13 +300,13 @@ class RecallTrace:
     logits: np.ndarray
 
 
-def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
+def embed(model: Transformer, tokens: np.ndarray) -> np.ndarray:
     """Embedding ``[e_token | e_code | 0]`` of tokens (B, T): shape (B, T, d).
 
     Examples
     --------
     >>> from attnsig.recall import tokenize
-    >>> model = build_recall_transformer(1)
+    >>> model = build_transformer(1)
     >>> x = embed(model, tokenize("A1A?"))
     >>> x.shape, int(x.sum())  # one token and one position code per position
     ((1, 4, 111), 8)
@@ -324,24 +324,27 @@ def embed(model: RecallTransformer, tokens: np.ndarray) -> np.ndarray:
     return x
 
 
-def _check_scale(scale: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scale of block 1, scale of block 2): each 0-d (possibly inf) or of shape
-    (B,)."""
+def _check_scale(scale: Any, dim: int, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scale of block 1, scale of block 2), each 0-d (possibly inf) or of shape (B,).
+
+    The public functions check ``scale`` here once; the forward pass takes the result
+    unchecked.
+    """
     if isinstance(scale, tuple):
         if len(scale) != 2:
             raise ValueError(
-                "scale must be a number or a pair (block 1, block 2); "
-                f"got a tuple of length {len(scale)}"
+                "scale must be a number or a pair (block 1, block 2); got a tuple of "
+                f"length {len(scale)}"
             )
         return (
-            _check_one_scale(scale[0], "scale[0]", dim),
-            _check_one_scale(scale[1], "scale[1]", dim),
+            _check_one_scale(scale[0], "scale[0]", dim, batch),
+            _check_one_scale(scale[1], "scale[1]", dim, batch),
         )
-    one = _check_one_scale(scale, "scale", dim)
+    one = _check_one_scale(scale, "scale", dim, batch)
     return one, one
 
 
-def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
+def _check_one_scale(value: Any, name: str, dim: int, batch: int) -> np.ndarray:
     if value is None:
         return np.asarray(1.0 / math.sqrt(dim))
     arr = as_float_array(value, name, allow_inf=True, allow_bool=False)
@@ -355,8 +358,12 @@ def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
         )
     if arr.ndim == 1 and np.isinf(arr).any():
         raise ValueError(
-            f"{name}: a per-sequence scale must be finite; use the number math.inf "
-            "for the limit"
+            f"{name}: a per-sequence scale must be finite; use the number math.inf for "
+            "the limit"
+        )
+    if arr.ndim == 1 and arr.shape[0] != batch:
+        raise ValueError(
+            f"a per-sequence scale must have shape (B,) = ({batch},); got {arr.shape}"
         )
     return arr.astype(np.float64)
 
@@ -364,35 +371,29 @@ def _check_one_scale(value: Any, name: str, dim: int) -> np.ndarray:
 def _attention(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: np.ndarray, causal: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Attention with a scalar, infinite or per-sequence scale; returns (output,
-    weights).
+    """Attention with a checked scalar, infinite or per-sequence scale.
 
-    ``causal=False`` is used only for the last query row, which sees every position
-    anyway.
+    Returns (output, weights). ``causal=False`` is used only for the last query row,
+    which sees every position anyway.
     """
+    allowed = _with_causal(None, causal, q.shape[-2], k.shape[-2])  # (Tq, T) or None
     if scale.ndim == 0 and np.isinf(scale):
         # Temperature zero: all weight, uniformly, on the maximal scores of each row,
-        # i.e.
-        # the scores become +inf at the row maxima and -inf elsewhere.
+        # i.e. the scores become +inf at the row maxima and -inf elsewhere.
         scores = q @ np.swapaxes(k, -1, -2)  # (B, Tq, T)
-        if causal:
-            scores = np.where(causal_mask(q.shape[-2], k.shape[-2]), scores, -np.inf)
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
         top = scores.max(axis=-1, keepdims=True)
         at_top = np.isclose(scores, top, rtol=0.0, atol=1e-12)
         return _attend(np.where(at_top, np.inf, -np.inf), None, v)
     if scale.ndim == 1:
-        if scale.shape[0] != q.shape[0]:
-            raise ValueError(
-                f"a per-sequence scale must have shape (B,) = ({q.shape[0]},); "
-                f"got {scale.shape}"
-            )
         # Scaling the queries scales the scores row by row.
         q = q * scale[:, None, None]
         scale = np.asarray(1.0)
-    return scaled_dot_product_attention(q, k, v, causal=causal, scale=float(scale))
+    return _scaled_dot_product(q, k, v, allowed, float(scale))
 
 
-def _block1(model: RecallTransformer, x0: np.ndarray, scale1: np.ndarray):
+def _block1(model: Transformer, x0: np.ndarray, scale1: np.ndarray):
     d = model.dim
     # One product for the three projections of block 1.
     w_qkv = np.concatenate([model.w_q1, model.w_k1, model.w_v1], axis=1)  # (d, 3d)
@@ -404,9 +405,11 @@ def _block1(model: RecallTransformer, x0: np.ndarray, scale1: np.ndarray):
     return q1, k1, v1, weights1, attention1, residual1, ffn1, residual1 + ffn1
 
 
-def _trace(model: RecallTransformer, x0: np.ndarray, scale: Any) -> RecallTrace:
-    """The whole forward pass, every intermediate kept."""
-    scale1, scale2 = _check_scale(scale, model.dim)
+def _trace(
+    model: Transformer, x0: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> Trace:
+    """The whole forward pass, every intermediate kept (scales checked)."""
+    scale1, scale2 = scales
     block1 = _block1(model, x0, scale1)
     x1 = block1[-1]
     kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
@@ -416,19 +419,21 @@ def _trace(model: RecallTransformer, x0: np.ndarray, scale: Any) -> RecallTrace:
     residual2 = x1 + attention2
     ffn2 = model.ffn2(residual2)
     x2 = residual2 + ffn2
-    return RecallTrace(
+    return Trace(
         x0, *block1, q2, k2, v2, weights2, attention2, residual2, ffn2, x2,
         x2 @ model.w_out,
     )  # fmt: skip
 
 
-def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.ndarray:
-    """The read-out at the last position only, shape (B, 37).
+def _last_logits(
+    model: Transformer, x0: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The read-out at the last position only, shape (B, 37) (scales checked).
 
     The last query row sees every position and no other row of block 2 influences it, so
     block 2 runs for that row alone.
     """
-    scale1, scale2 = _check_scale(scale, model.dim)
+    scale1, scale2 = scales
     x1 = _block1(model, x0, scale1)[-1]
     kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
     k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
@@ -440,20 +445,20 @@ def _last_logits(model: RecallTransformer, x0: np.ndarray, scale: Any) -> np.nda
 
 
 def run(
-    model: RecallTransformer,
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
     check_answerable: bool = True,
-) -> RecallTrace:
+) -> Trace:
     """Run the transformer and keep every intermediate matrix.
 
     Parameters
     ----------
-    model : RecallTransformer
+    model : Transformer
     sequences : str, sequence of str, or array_like of int, shape (B, T)
         Recall prompts of length ``T = 2n + 2``, validated by
-        :func:`~attnsig.recall.task.validate_recall_tokens`.
+        :func:`~attnsig.recall.task.validate_tokens`.
     scale : float, array of shape (B,), or pair of those, optional
         Multiplier of the attention scores, for both blocks or ``(block 1, block 2)``;
         default ``1/sqrt(d)``. ``math.inf`` is the temperature-zero limit (uniform over
@@ -464,24 +469,25 @@ def run(
 
     Returns
     -------
-    RecallTrace
+    Trace
 
     Examples
     --------
     >>> import math
     >>> from attnsig.recall import VOCAB
-    >>> trace = run(build_recall_transformer(3), "A6B8C3B?", math.inf)
+    >>> trace = run(build_transformer(3), "A6B8C3B?", math.inf)
     >>> VOCAB[int(trace.logits[0, -1].argmax())]
     '8'
     """
-    tokens = validate_recall_tokens(
+    tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
-    return _trace(model, embed(model, tokens), scale)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _trace(model, embed(model, tokens), scales)
 
 
-def recall_logits(
-    model: RecallTransformer,
+def logits(
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
@@ -492,18 +498,19 @@ def recall_logits(
     Examples
     --------
     >>> from attnsig.recall import VOCAB
-    >>> logits = recall_logits(build_recall_transformer(3), "A6B8C3B?", 3.0)
-    >>> logits.shape, VOCAB[int(logits[0].argmax())]
+    >>> readout = logits(build_transformer(3), "A6B8C3B?", 3.0)
+    >>> readout.shape, VOCAB[int(readout[0].argmax())]
     ((1, 37), '8')
     """
-    tokens = validate_recall_tokens(
+    tokens = validate_tokens(
         sequences, model.num_pairs, check_answerable=check_answerable
     )
-    return _last_logits(model, embed(model, tokens), scale)
+    scales = _check_scale(scale, model.dim, len(tokens))
+    return _last_logits(model, embed(model, tokens), scales)
 
 
 def predict(
-    model: RecallTransformer,
+    model: Transformer,
     sequences: Any,
     scale: Any = None,
     *,
@@ -518,13 +525,13 @@ def predict(
     Examples
     --------
     >>> from attnsig.recall import VOCAB
-    >>> model = build_recall_transformer(3)
+    >>> model = build_transformer(3)
     >>> [VOCAB[t] for t in predict(model, ["A6B8C3B?", "A6B8C3C?"], 3.0)]
     ['8', '3']
     """
-    logits = recall_logits(
+    readout = logits(
         model, sequences, scale, check_answerable=check_answerable
     )  # (B, 37)
-    top_two = np.sort(logits, axis=1)[:, -2:]  # (B, 2)
-    best = np.argmax(logits, axis=1)
+    top_two = np.sort(readout, axis=1)[:, -2:]  # (B, 2)
+    best = np.argmax(readout, axis=1)
     return np.where(top_two[:, 1] - top_two[:, 0] > atol, best, -1)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_int_array, check_positive_int, check_rng
+from .._validation import as_int_array, check_rng, check_scalar
 
 __all__ = [
     "VOCAB",
@@ -26,11 +26,11 @@ __all__ = [
     "MAX_PAIRS",
     "tokenize",
     "detokenize",
-    "validate_recall_tokens",
-    "recall_answers",
-    "random_recall_tokens",
-    "canonical_recall_tokens",
-    "hardest_recall_tokens",
+    "validate_tokens",
+    "answers",
+    "random_tokens",
+    "canonical_tokens",
+    "hardest_tokens",
 ]
 
 VOCAB: tuple[str, ...] = tuple(string.digits) + tuple(string.ascii_uppercase) + ("?",)
@@ -118,14 +118,14 @@ def _where(condition: np.ndarray) -> tuple[int, int]:
     return int(b), int(i)
 
 
-def validate_recall_tokens(
+def validate_tokens(
     sequences: Any, num_pairs: int, *, check_answerable: bool = True
 ) -> np.ndarray:
     """Check that sequences are well-formed recall prompts; return their tokens.
 
     A prompt for ``n`` pairs has length ``2n + 2``: letter, digit (``n`` times), a
     letter, ``?``. With ``check_answerable`` the keys must be distinct and the queried
-    letter one of them, so that the answer is defined (:func:`recall_answers`).
+    letter one of them, so that the answer is defined (:func:`answers`).
 
     Parameters
     ----------
@@ -147,15 +147,15 @@ def validate_recall_tokens(
 
     Examples
     --------
-    >>> validate_recall_tokens("A6B8C3B?", 3).shape
+    >>> validate_tokens("A6B8C3B?", 3).shape
     (1, 8)
-    >>> validate_recall_tokens("A6B8A3B?", 3)
+    >>> validate_tokens("A6B8A3B?", 3)
     Traceback (most recent call last):
     ...
     ValueError: sequence 0: the key 'A' occurs more than once; associative recall needs
     distinct keys (the construction would average their values)
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     tokens = tokenize(sequences)
     seq_len = 2 * n + 2
     if tokens.shape[1] != seq_len:
@@ -188,8 +188,8 @@ def validate_recall_tokens(
     if not (tokens[:, -1] == _QUERY_ID).all():
         b = int(np.argmin(tokens[:, -1] == _QUERY_ID))
         raise ValueError(
-            f"sequence {b}: the last position must hold '?'; got "
-            f"{VOCAB[tokens[b, -1]]!r}"
+            f"sequence {b}: the last position must hold '?'; "
+            f"got {VOCAB[tokens[b, -1]]!r}"
         )
     if check_answerable:
         sorted_keys = np.sort(keys, axis=1)  # (B, n)
@@ -206,24 +206,27 @@ def validate_recall_tokens(
         found = (keys == queried[:, None]).any(axis=1)
         if not found.all():
             b = int(np.argmin(found))
+            listed = "".join(VOCAB[k] for k in keys[b])
             raise ValueError(
-                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among "
-                "the keys "
-                f"{''.join(VOCAB[k] for k in keys[b])!r}; there is nothing to recall"
+                f"sequence {b}: the queried key {VOCAB[queried[b]]!r} is not among the "
+                f"keys {listed!r}; there is nothing to recall"
             )
     return tokens
 
 
-def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
+def answers(sequences: Any, num_pairs: int) -> np.ndarray:
     """The correct answers (token indices of shape (B,)) of answerable recall prompts.
 
     Examples
     --------
-    >>> [VOCAB[t] for t in recall_answers(["A6B8C3B?", "A6B8C3C?"], 3)]
+    >>> [VOCAB[t] for t in answers(["A6B8C3B?", "A6B8C3C?"], 3)]
     ['8', '3']
     """
-    tokens = validate_recall_tokens(sequences, num_pairs)
-    n = num_pairs
+    return _answers(validate_tokens(sequences, num_pairs), num_pairs)
+
+
+def _answers(tokens: np.ndarray, n: int) -> np.ndarray:
+    """:func:`answers` of checked, answerable tokens (B, 2n + 2)."""
     match = tokens[:, 0 : 2 * n : 2] == tokens[:, [2 * n]]  # (B, n), one True per row
     return tokens[:, 1 : 2 * n : 2][match]
 
@@ -233,9 +236,7 @@ def recall_answers(sequences: Any, num_pairs: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def random_recall_tokens(
-    num_pairs: int, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def random_tokens(num_pairs: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Random answerable prompts: distinct keys, random digits and queried key.
 
     Returns
@@ -244,11 +245,11 @@ def random_recall_tokens(
 
     Examples
     --------
-    >>> detokenize(random_recall_tokens(2, 3, np.random.default_rng(0)))[0][-1]
+    >>> detokenize(random_tokens(2, 3, np.random.default_rng(0)))[0][-1]
     '?'
     """
-    n = check_positive_int(num_pairs, "num_pairs")
-    size = check_positive_int(size, "size")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
+    size = check_scalar(size, "size", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(f"num_pairs must be at most {MAX_PAIRS}; got {n}")
     rng = check_rng(rng)
@@ -266,8 +267,7 @@ def random_recall_tokens(
 
 
 def _value_patterns(n: int) -> list[list[int]]:
-    """Restricted growth strings of length n with at most 10 blocks (equality patterns
-    of values)."""
+    """Equality patterns of n values: restricted growth strings of at most 10 blocks."""
     patterns: list[list[int]] = []
 
     def extend(prefix: list[int], blocks: int) -> None:
@@ -281,10 +281,10 @@ def _value_patterns(n: int) -> list[list[int]]:
     return patterns
 
 
-def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+def canonical_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """One prompt per class of prompts equal up to renaming letters and renaming digits.
 
-    The weights of :func:`~attnsig.recall.model.build_recall_transformer` treat all
+    The weights of :func:`~attnsig.recall.model.build_transformer` treat all
     letters alike and all digits alike, so the read-out of a renamed prompt is the
     renamed read-out: every prompt in a class is recalled correctly or none is. Keys are
     ``A, B, C, ...``; the classes differ in which values are equal and which key is
@@ -300,16 +300,15 @@ def canonical_recall_tokens(num_pairs: int) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> tokens, counts = canonical_recall_tokens(1)
+    >>> tokens, counts = canonical_tokens(1)
     >>> detokenize(tokens), counts  # one class: 26 letters times 10 digits
     (['A0A?'], array([260]))
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > 9:
         raise ValueError(
             "num_pairs must be at most 9 here (the number of classes grows like the "
-            "Bell "
-            f"numbers); got {n}"
+            f"Bell numbers); got {n}"
         )
     key_orders = math.perm(len(_LETTERS), n)
     rows, counts = [], []
@@ -330,15 +329,14 @@ _MAX_CANONICAL_PAIRS = 9  # the number of classes grows like the Bell numbers
 
 @cache
 def _canonical_classes(n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Cached :func:`canonical_recall_tokens` (read-only arrays) and the exact number of
-    prompts."""
-    tokens, counts = canonical_recall_tokens(n)
+    """Cached :func:`canonical_tokens` (read-only) and the number of all prompts."""
+    tokens, counts = canonical_tokens(n)
     tokens.flags.writeable = False
     counts.flags.writeable = False
     return tokens, counts, math.perm(len(_LETTERS), n) * _NUM_DIGITS**n * n
 
 
-def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
+def hardest_tokens(num_pairs: int) -> np.ndarray:
     """The prompt that needs the largest scale: ``A0 B0 ... C1 C?``.
 
     Keys ``A, B, ...``; the first ``n - 1`` pairs hold the same digit ``0``, the last
@@ -347,10 +345,9 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
     block 1 copies the last pair's key with the smallest weight (its row sees the most
     positions). Checked to be the hardest symmetry class (largest
     :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
-    exhaustive search over
-    :func:`canonical_recall_tokens` for ``2 <= n <= 5``; for larger ``n`` this is a
-    conjecture,
-    spot-checked on random prompts. For ``n = 1`` there is only one class.
+    exhaustive search over :func:`canonical_tokens` for ``2 <= n <= 5``; for larger
+    ``n`` this is a conjecture, spot-checked on random prompts. For ``n = 1`` there is
+    only one class.
 
     Parameters
     ----------
@@ -365,10 +362,10 @@ def hardest_recall_tokens(num_pairs: int) -> np.ndarray:
 
     Examples
     --------
-    >>> detokenize(hardest_recall_tokens(3))
+    >>> detokenize(hardest_tokens(3))
     ['A0B0C1C?']
     """
-    n = check_positive_int(num_pairs, "num_pairs")
+    n = check_scalar(num_pairs, "num_pairs", int, min_val=1)
     if n > MAX_PAIRS:
         raise ValueError(
             f"num_pairs must be at most {MAX_PAIRS} (keys are distinct letters); got "

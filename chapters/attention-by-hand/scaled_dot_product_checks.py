@@ -1,0 +1,394 @@
+"""The questions of scaled-dot-product.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-abh-q2a1
+
+
+def abh_q2a1_form(dims, score_var):
+    import numpy as np
+
+    d = np.asarray(dims, dtype=float)
+    v = np.asarray(score_var, dtype=float)
+    assert d.ndim == 1 and len(d) >= 6, "dims: at least 6 key dimensions"
+    assert d.max() >= 256, "dims: go up to 256 or more"
+    assert v.shape == d.shape, "score_var: one variance per dimension"
+    assert np.all(v > 0), "score_var: variances are positive"
+
+
+def abh_q2a1_variance_grows_like_dk(dims, score_var):
+    import numpy as np
+
+    d = np.asarray(dims, dtype=float)
+    v = np.asarray(score_var, dtype=float)
+    # Var(q.k) = d_k; 5000 pairs give a relative error of a few per cent at most.
+    assert np.all(np.abs(v / d - 1) < 0.15)
+
+
+def abh_q2a1_wrong_standard_deviation(score_var):
+    import numpy as np
+
+    score_var = np.sqrt(score_var)
+    return {"score_var": score_var}
+
+
+def abh_q2a1_wrong_variance_of(score_var, dims):
+    score_var = score_var / dims
+    return {"score_var": score_var}
+
+
+QUESTIONS["ex-abh-q2a1"] = {
+    "points": 1,
+    "answer": ["dims", "score_var"],
+    "describe": (
+        "dims: the key dimensions d_k you simulated (at least 6 values, up to "
+        "256 or more);\n"
+        "score_var: for each, the sample variance of the raw scores q.k (q, k "
+        "with independent\n"
+        "standard normal entries, at least 5000 pairs per dimension)"
+    ),
+    "public": [abh_q2a1_form],
+    "hidden": [abh_q2a1_variance_grows_like_dk],
+    "wrong": {
+        "standard deviation instead of variance": abh_q2a1_wrong_standard_deviation,
+        "variance of the scaled scores": abh_q2a1_wrong_variance_of,
+    },
+    "rubric": [
+        (
+            "States that q.k has mean 0 and variance d_k for independent "
+            "unit-variance entries, with the argument (variances of uncorrelated "
+            "terms add) (1)"
+        ),
+        (
+            "Explains that widely spread scores make the softmax nearly one-hot and "
+            "that its Jacobian diag(p) - pp^T then nearly vanishes, so gradients "
+            "vanish (1)"
+        ),
+        (
+            "Shows in the simulation that dividing by sqrt(d_k) keeps the weights "
+            "and the gradient steady; overflow is not the reason (a stable softmax "
+            "subtracts the maximum) (1)"
+        ),
+    ],
+}
+
+
+# --- ex-abh-q2a2
+
+
+QUESTIONS["ex-abh-q2a2"] = {
+    "points": 2,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "Probability vector: positive weights (strictly, for finite scores) "
+            "summing to one (0.5)"
+        ),
+        "Only differences of scores matter; the order of the scores is kept (0.5)",
+        "Temperature: uniform as tau -> infinity, argmax as tau -> 0 (0.5)",
+        "A score of -infinity gives weight exactly 0 (masking) (0.5)",
+    ],
+}
+
+
+# --- ex-abh-q2b
+
+
+QUESTIONS["ex-abh-q2b"] = {
+    "points": 2,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "A_ij is the share of query i's attention given to key j; rows are "
+            "non-negative and sum to one (1)"
+        ),
+        (
+            "AV: each output row is a convex combination (weighted average) of the "
+            "value rows, with a proof (0.5)"
+        ),
+        (
+            "A is not symmetric in general, even for symmetric scores, because of "
+            "the row normalisation (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-abh-q2c
+
+
+QUESTIONS["ex-abh-q2c"] = {
+    "points": 2,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "One head: one weighting per query and one value map, so the routing "
+            "blocks a_ij W_o W_v have rank at most one (1)"
+        ),
+        (
+            "H heads give H independent weightings at the same parameter count and "
+            "cost, because the heads split the width (1)"
+        ),
+    ],
+}
+
+
+# --- ex-abh-q2d
+
+
+QUESTIONS["ex-abh-q2d"] = {
+    "points": 3,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "Encoder self-attention: no mask, bidirectional; an application (e.g. "
+            "classification) (1)"
+        ),
+        (
+            "Decoder self-attention: causal mask; enables generation and parallel "
+            "training with teacher forcing; an application (1)"
+        ),
+        (
+            "Cross-attention: queries from the decoder, keys and values from the "
+            "encoder, weights of shape (T_dec, T_enc); code run with attnsig (1)"
+        ),
+    ],
+}
+
+
+# --- ex-abh-q3a
+
+
+def abh_q3a_shapes(Q, K, V, S):
+    import sympy as sp
+
+    for name, m, shape in (
+        ("Q", Q, (3, 2)),
+        ("K", K, (3, 2)),
+        ("V", V, (3, 2)),
+        ("S", S, (3, 3)),
+    ):
+        assert m is not ... and sp.Matrix(m).shape == shape, (
+            f"{name} should have shape {shape}"
+        )
+
+
+def abh_q3a_exact(Q, K, V, S):
+    import sympy as sp
+
+    R = sp.Rational
+    I_in = sp.Matrix([[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]])
+    W_Q = sp.Matrix([[0, 1], [1, 0], [R(-1, 2), 0], [1, 1]])
+    W_K = sp.Matrix([[1, R(-1, 2)], [0, 1], [R(1, 2), R(-1, 2)], [1, R(1, 2)]])
+    W_V = sp.Matrix([[1, R(1, 2)], [R(-1, 2), 0], [-1, 2], [R(1, 2), -1]])
+    Q0, K0, V0 = I_in * W_Q, I_in * W_K, I_in * W_V
+    S0 = Q0 * K0.T
+
+    def same(a, b):
+        a = sp.Matrix(a).applyfunc(lambda e: sp.nsimplify(e, rational=True))
+        return a.shape == b.shape and a == b
+
+    assert same(Q, Q0) and same(K, K0) and same(V, V0), "Q, K or V"
+    assert same(S, S0), "the scores, exactly and unscaled"
+
+
+def abh_q3a_wrong_scaled_scores(S):
+    import sympy as sp
+
+    S = S / sp.sqrt(2)
+    return {"S": S}
+
+
+def abh_q3a_wrong_transposed_scores(S):
+    S = S.T
+    return {"S": S}
+
+
+QUESTIONS["ex-abh-q3a"] = {
+    "points": 3,
+    "answer": ["Q", "K", "V", "S"],
+    "describe": (
+        "Q, K, V and the scores S = Q K^T, exactly (sympy matrices or exact fractions)"
+    ),
+    "public": [abh_q3a_shapes],
+    "hidden": [abh_q3a_exact],
+    "wrong": {
+        "scaled scores": abh_q3a_wrong_scaled_scores,
+        "transposed scores": abh_q3a_wrong_transposed_scores,
+    },
+}
+
+
+# --- ex-abh-q3b
+
+
+def abh_q3b_shapes(a_s, out_s, a_r, out_r):
+    import numpy as np
+
+    for name, m, shape in (
+        ("a_s", a_s, (3, 3)),
+        ("out_s", out_s, (3, 2)),
+        ("a_r", a_r, (3, 3)),
+        ("out_r", out_r, (3, 2)),
+    ):
+        assert m is not ... and np.shape(np.asarray(m, dtype=float)) == shape, (
+            f"{name}: shape {shape}"
+        )
+    for name, a in (("a_s", a_s), ("a_r", a_r)):
+        a = np.asarray(a, dtype=float)
+        assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1, atol=1e-4), (
+            f"{name}: each query's weights form a distribution"
+        )
+
+
+def abh_q3b_values(a_s, out_s, a_r, out_r):
+    import sympy as sp
+
+    R = sp.Rational
+    I_in = sp.Matrix([[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]])
+    W_Q = sp.Matrix([[0, 1], [1, 0], [R(-1, 2), 0], [1, 1]])
+    W_K = sp.Matrix([[1, R(-1, 2)], [0, 1], [R(1, 2), R(-1, 2)], [1, R(1, 2)]])
+    W_V = sp.Matrix([[1, R(1, 2)], [R(-1, 2), 0], [-1, 2], [R(1, 2), -1]])
+    Q0, K0, V0 = I_in * W_Q, I_in * W_K, I_in * W_V
+    S0 = Q0 * K0.T
+
+    import numpy as np
+
+    S_n = np.array(S0.evalf(30).tolist(), dtype=float)
+    V_n = np.array(V0.evalf(30).tolist(), dtype=float)
+    for name, a, o, scale in (
+        ("scaled", a_s, out_s, 1 / np.sqrt(2)),
+        ("raw", a_r, out_r, 1.0),
+    ):
+        z = S_n * scale
+        w = np.exp(z - z.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)  # row-wise softmax
+        np.testing.assert_allclose(
+            np.asarray(a, dtype=float), w, rtol=0, atol=5e-5, err_msg=name
+        )
+        np.testing.assert_allclose(
+            np.asarray(o, dtype=float), w @ V_n, rtol=0, atol=5e-5, err_msg=name
+        )
+
+
+def abh_q3b_wrong_column_wise(S, Vn, to_float):
+    import numpy as np
+
+    from attnsig.attention import softmax
+
+    a_s = softmax(to_float(S) / np.sqrt(2), axis=0)
+    out_s = a_s @ Vn
+    return {"a_s": a_s, "out_s": out_s}
+
+
+def abh_q3b_wrong_missing_scale(a_r, out_r):
+    a_s, out_s = a_r, out_r
+    return {"a_s": a_s, "out_s": out_s}
+
+
+def abh_q3b_wrong_transposed_map(a_s, Vn):
+    a_s = a_s.T
+    out_s = a_s @ Vn
+    return {"a_s": a_s, "out_s": out_s}
+
+
+QUESTIONS["ex-abh-q3b"] = {
+    "points": 3,
+    "answer": ["a_s", "out_s", "a_r", "out_r"],
+    "describe": (
+        "a_s, out_s: attention map and output with the 1/sqrt(d_k) scaling;\n"
+        "a_r, out_r: the same without it (arrays, at least four decimals)"
+    ),
+    "public": [abh_q3b_shapes],
+    "hidden": [abh_q3b_values],
+    "wrong": {
+        "column-wise softmax": abh_q3b_wrong_column_wise,
+        "missing scale": abh_q3b_wrong_missing_scale,
+        "transposed map": abh_q3b_wrong_transposed_map,
+    },
+}
+
+
+# --- ex-abh-q3c
+
+
+QUESTIONS["ex-abh-q3c"] = {
+    "points": 1,
+    "manual": True,
+    "kind": "figure",
+    "rubric": [
+        (
+            "Two heat maps (scaled and unscaled), queries as rows and keys as "
+            "columns, colour scale 0-1, labelled axes (1)"
+        )
+    ],
+}
+
+
+# --- ex-abh-q3d
+
+
+def abh_q3d_form(attends_to):
+    assert attends_to is not ... and len(list(attends_to)) == 3, (
+        "one input token per output token"
+    )
+    assert all(int(j) in (1, 2, 3) for j in attends_to), "tokens are numbered 1, 2, 3"
+
+
+def abh_q3d_reading(attends_to):
+    assert [int(j) for j in attends_to] == [3, 3, 1]
+
+
+def abh_q3d_wrong_0_based(a_s):
+    attends_to = [int(j) for j in a_s.argmax(axis=1)]
+    return {"attends_to": attends_to}
+
+
+def abh_q3d_wrong_read_by(a_s):
+    attends_to = [int(j) + 1 for j in a_s.argmax(axis=0)]
+    return {"attends_to": attends_to}
+
+
+QUESTIONS["ex-abh-q3d"] = {
+    "points": 1,
+    "answer": ["attends_to"],
+    "describe": (
+        "attends_to: for outputs 1, 2, 3, the input token (numbered 1 to 3) each "
+        "attends to most"
+    ),
+    "public": [abh_q3d_form],
+    "hidden": [abh_q3d_reading],
+    "wrong": {
+        "0-based": abh_q3d_wrong_0_based,
+        "read by columns": abh_q3d_wrong_read_by,
+    },
+}
+
+
+# --- ex-abh-q23-verdict
+
+
+QUESTIONS["ex-abh-q23-verdict"] = {
+    "points": 3,
+    "verdicts": True,
+    "rubric": [
+        (
+            "Written part: reads the garbled entries as the book does (W_Q row 3 = "
+            "-1/2, Q_31 = 5/2, S_12 = -5/2) and says why (1)"
+        ),
+        (
+            "Written part: notes that the sheet's map and outputs are for unscaled "
+            "scores and rounded weights, and points to a computation for every "
+            "verdict that is not 'right' (1)"
+        ),
+    ],
+}

@@ -1,0 +1,253 @@
+"""The questions of position-encoding.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-posenc-equivariance
+
+
+def posenc_equivariance_form(gap, causal_rows):
+    import numpy as np
+
+    assert callable(gap) and callable(causal_rows), "define two functions"
+    value = gap(lambda x: 2 * x, np.ones((3, 2)), np.array([1, 2, 0]))
+    assert np.ndim(value) == 0, "gap returns one number"
+    rows = list(causal_rows(np.array([1, 2, 0])))
+    assert all(0 <= int(i) < 3 for i in rows), "rows are numbered 0 to n - 1"
+
+
+def posenc_equivariance_gap(gap):
+    import numpy as np
+
+    from attnsig import attention
+
+    rng = np.random.default_rng(41)
+    for n, e in [(4, 6), (6, 8)]:
+        layer = attention.MultiHeadAttention(e, 2, rng=np.random.default_rng(n))
+        x = rng.standard_normal((n, e))
+        maps = [
+            lambda x, layer=layer: layer(x)[0],
+            lambda x, layer=layer: layer(x, causal=True)[0],
+            lambda x: np.cumsum(x, axis=0),
+            lambda x: np.tanh(x) + 1.0,
+        ]
+        perms = [np.roll(np.arange(n), 1), rng.permutation(n), rng.permutation(n)]
+        for f in maps:
+            for perm in perms:
+                ref = np.abs(f(x[perm]) - f(x)[perm]).max()
+                got = float(gap(f, x.copy(), perm.copy()))
+                if ref < 1e-12:
+                    assert got < 1e-10, "an equivariant map has gap 0"
+                else:
+                    assert abs(got - ref) <= 1e-9 * ref, "the gap of a map"
+
+
+def posenc_equivariance_causal_rows(causal_rows):
+    import itertools
+
+    import numpy as np
+
+    for n in range(1, 6):
+        for perm in itertools.permutations(range(n)):
+            expected = [
+                i
+                for i in range(n)
+                if perm[i] == i and set(perm[: i + 1]) == set(range(i + 1))
+            ]
+            got = sorted(int(i) for i in causal_rows(np.array(perm)))
+            assert got == expected, perm
+
+
+def posenc_equivariance_wrong_fixed_points():
+    def causal_rows(perm):
+        return [i for i in range(len(perm)) if perm[i] == i]
+
+    return {"causal_rows": causal_rows}
+
+
+def posenc_equivariance_wrong_inverse():
+    import numpy as np
+
+    def gap(f, x, perm):
+        return np.abs(f(x[perm]) - f(x)[np.argsort(perm)]).max()
+
+    return {"gap": gap}
+
+
+def posenc_equivariance_wrong_no_row():
+    import numpy as np
+
+    def causal_rows(perm):
+        return (
+            []
+            if np.any(np.asarray(perm) != np.arange(len(perm)))
+            else list(range(len(perm)))
+        )
+
+    return {"causal_rows": causal_rows}
+
+
+def posenc_equivariance_wrong_output_not():
+    import numpy as np
+
+    def gap(f, x, perm):
+        return np.abs(f(x[perm]) - f(x)).max()
+
+    return {"gap": gap}
+
+
+QUESTIONS["ex-posenc-equivariance"] = {
+    "points": 2,
+    "answer": ["gap", "causal_rows"],
+    "describe": (
+        "gap(f, X, perm): the largest absolute entry of f(PX) - P f(X), for a "
+        "map f from (n, d)\n"
+        "arrays to (n, d) arrays, an input X of shape (n, d) and a permutation "
+        "perm of\n"
+        "range(n) (an integer array) with (PX)[i] = X[perm[i]];\n"
+        "causal_rows(perm): for f the attention sublayer with a causal mask (W_V "
+        "W_O != 0), the\n"
+        "sorted list of the 0-based rows i at which f(PX)[i] = (P f(X))[i] for "
+        "almost every X"
+    ),
+    "public": [posenc_equivariance_form],
+    "hidden": [posenc_equivariance_gap, posenc_equivariance_causal_rows],
+    "wrong": {
+        "fixed points only": posenc_equivariance_wrong_fixed_points,
+        "inverse permutation on the output": posenc_equivariance_wrong_inverse,
+        "no row survives the mask": posenc_equivariance_wrong_no_row,
+        "output not permuted": posenc_equivariance_wrong_output_not,
+    },
+    "rubric": [
+        (
+            "Proof: row-wise maps commute with P; the scores become P S P^T; the "
+            "row-wise softmax commutes with the same reordering of rows and columns; "
+            "P^T P = I in the product with PV; the feed-forward part acts row by row "
+            "(1)"
+        ),
+        (
+            "Causal mask: the statement fails (for almost every X, for every P != "
+            "I); only reordering the tokens before a position keeps its output, and "
+            "a decoder can recover positions (1)"
+        ),
+    ],
+}
+
+
+# --- ex-posenc-distinct
+
+
+def posenc_distinct_form(nearest_pair):
+    import numpy as np
+
+    assert callable(nearest_pair), "define nearest_pair as a function of N and d"
+    value = nearest_pair(10, 4)
+    assert np.ndim(value) == 0 and value > 0, "one positive number"
+
+
+def posenc_distinct_nearest(nearest_pair):
+    import numpy as np
+
+    for d in (2, 4, 8):
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)  # frequencies
+        for N in (2, 3, 10, 100, 709, 710, 711, 1000):
+            m = np.arange(1, N)  # offsets
+            dist = np.sqrt((4 * np.sin(np.outer(m, w) / 2) ** 2).sum(axis=1))
+            np.testing.assert_allclose(
+                float(nearest_pair(N, d)),
+                dist.min(),
+                rtol=1e-6,
+                err_msg=f"N={N}, d={d}",
+            )
+
+
+def posenc_distinct_wrong_neighbours_only():
+    import numpy as np
+
+    from attnsig import positional
+
+    def nearest_pair(N, d):
+        pe = positional.sinusoidal_encoding(2, d)
+        return np.linalg.norm(pe[1] - pe[0])
+
+    return {"nearest_pair": nearest_pair}
+
+
+def posenc_distinct_wrong_offsets_up():
+    import numpy as np
+
+    from attnsig import positional
+
+    def nearest_pair(N, d):
+        pe = positional.sinusoidal_encoding(N + 1, d)
+        return np.linalg.norm(pe[1:] - pe[0], axis=1).min()
+
+    return {"nearest_pair": nearest_pair}
+
+
+def posenc_distinct_wrong_squared_distance():
+    import numpy as np
+
+    from attnsig import positional
+
+    def nearest_pair(N, d):
+        pe = positional.sinusoidal_encoding(N, d)
+        return (np.linalg.norm(pe[1:] - pe[0], axis=1) ** 2).min()
+
+    return {"nearest_pair": nearest_pair}
+
+
+QUESTIONS["ex-posenc-distinct"] = {
+    "points": 2,
+    "answer": ["nearest_pair"],
+    "describe": (
+        "nearest_pair(N, d): the smallest distance ||Phi_p - Phi_p'|| between "
+        "the codes of two different\n"
+        "positions among 0, ..., N - 1 (N >= 2), for the standard schedule (base "
+        "10000, d even)"
+    ),
+    "public": [posenc_distinct_form],
+    "hidden": [posenc_distinct_nearest],
+    "wrong": {
+        "neighbours only": posenc_distinct_wrong_neighbours_only,
+        "offsets up to N": posenc_distinct_wrong_offsets_up,
+        "squared distance": posenc_distinct_wrong_squared_distance,
+    },
+    "rubric": [
+        (
+            "Proof with the first pair (frequency 1): equal codes force p - p' in 2 "
+            "pi Z, impossible for integers p != p' because pi is irrational (1)"
+        ),
+        (
+            "How close: the distance depends only on the offset (sum of 4 "
+            "sin^2(omega_i m / 2)); for d = 2 the nearest pair is at most 2 pi / N "
+            "apart and tends to 0; a larger d keeps it at least 2 sin(omega_min / 2) "
+            "while N - 1 <= pi / omega_min (1)"
+        ),
+    ],
+}
+
+
+# --- ex-posenc-verdict
+
+
+QUESTIONS["ex-posenc-verdict"] = {
+    "points": 3,
+    "verdicts": True,
+    "rubric": [
+        (
+            "Names the two steps the sheet's proof of (a) skips (P^T P = I in the "
+            "product with PV; the row-wise feed-forward part) and that its remarks "
+            "hold for an encoder only (0.5)"
+        ),
+        (
+            "Points to a computation for each caveat: a causal layer that breaks "
+            "equivariance and tells the two sentences apart, a row-mixing map, the d "
+            "= 2 near-collision, a rational schedule that collides (0.5)"
+        ),
+    ],
+}

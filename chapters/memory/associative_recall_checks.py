@@ -1,0 +1,390 @@
+"""The questions of associative-recall.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-recall-perfect
+
+
+def recall_perfect_form(limit_last_row, last_readout, sheet_scale_answer):
+    import numpy as np
+
+    from attnsig import recall
+
+    assert limit_last_row is not ... and np.shape(limit_last_row) == (8,), (
+        "limit_last_row: 8 weights"
+    )
+    row = np.asarray(limit_last_row, dtype=float)
+    assert np.all(row >= 0) and abs(row.sum() - 1) < 1e-9, (
+        "an attention row is a distribution"
+    )
+    assert np.shape(last_readout) == (recall.VOCAB_SIZE,), (
+        "last_readout: one number per token"
+    )
+    assert sheet_scale_answer in recall.VOCAB, (
+        "sheet_scale_answer: one token of recall.VOCAB"
+    )
+
+
+def recall_perfect_limit(limit_last_row, last_readout):
+    import math
+
+    import numpy as np
+
+    from attnsig import recall
+
+    model_ = recall.build_transformer(3)
+    trace = recall.run(model_, "A6B8C3B?", math.inf)
+    np.testing.assert_allclose(limit_last_row, trace.weights2[0, -1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(last_readout, trace.logits[0, -1], rtol=0, atol=1e-9)
+
+
+def recall_perfect_sheet_scale(sheet_scale_answer):
+    import math
+
+    from attnsig import recall
+
+    model_ = recall.build_transformer(3)
+    guess = recall.predict(model_, "A6B8C3B?", 1 / math.sqrt(111))[0]
+    assert sheet_scale_answer == recall.VOCAB[guess]
+
+
+def recall_perfect_wrong_no_weight(letter):
+    import numpy as np
+
+    limit_last_row = np.eye(8)[3]
+    last_readout = np.eye(37)[letter("8")]
+    return {"limit_last_row": limit_last_row, "last_readout": last_readout}
+
+
+def recall_perfect_wrong_the_sheet():
+    sheet_scale_answer = "8"
+    return {"sheet_scale_answer": sheet_scale_answer}
+
+
+def recall_perfect_wrong_the_sheet2(lam, letter):
+    import numpy as np
+
+    limit_last_row = np.r_[0, 0, 0, lam, 0, 0, 0, 1 - lam]
+    last_readout = lam * np.eye(37)[letter("8")]
+    return {"limit_last_row": limit_last_row, "last_readout": last_readout}
+
+
+QUESTIONS["ex-recall-perfect"] = {
+    "points": 4,
+    "answer": ["limit_last_row", "last_readout", "sheet_scale_answer"],
+    "describe": (
+        "for the chapter's construction `model` (3 pairs) on the prompt SHEET = "
+        "A6B8C3B?, at\n"
+        "temperature zero (recall.run(model, SHEET, math.inf)): limit_last_row, "
+        "the last row of block\n"
+        "2's attention map (8 numbers); last_readout, the read-out at the last "
+        "position (trace.logits,\n"
+        "37 numbers in the order of recall.VOCAB); and sheet_scale_answer, the "
+        "token (a one-character\n"
+        "string) the model answers at the sheet's scale beta = 1/sqrt(111)"
+    ),
+    "public": [recall_perfect_form],
+    "hidden": [recall_perfect_limit, recall_perfect_sheet_scale],
+    "wrong": {
+        "no weight on the query position itself": recall_perfect_wrong_no_weight,
+        "the sheet's answer at its scale": recall_perfect_wrong_the_sheet,
+        "the sheet's lambda": recall_perfect_wrong_the_sheet2,
+    },
+    "rubric": [
+        (
+            "A construction with causal softmax attention and explicit W_Q, W_K, "
+            "W_V: a previous-token head (block 1) writes each key into the position "
+            "of its value, a ReLU network moves it into a free block, an induction "
+            "head (block 2) matches the queried key and copies the value (2)"
+        ),
+        (
+            "An argument that it answers every answerable prompt: the "
+            "temperature-zero limit gives weight 1/2 on the value and 1/2 on the "
+            "query position, read-out (1/2) e_v, and finitely many prompts give a "
+            "finite scale beta*(n) (block 1 converges like e^-beta, so beta times "
+            "its error vanishes) (2)"
+        ),
+        (
+            "The intermediate matrices on A6B8C3B? are shown, and the scale is "
+            "stated: the sheet's 1/sqrt(111) gives the wrong answer B, perfect "
+            "recall needs beta > beta*(3) ~ 2.10 (1)"
+        ),
+    ],
+}
+
+
+# --- ex-recall-scale
+
+
+def recall_scale_form(beta_star, acc_sheet, acc_zero):
+    for name, value in (
+        ("beta_star", beta_star),
+        ("acc_sheet", acc_sheet),
+        ("acc_zero", acc_zero),
+    ):
+        assert value is not ..., f"define {name}"
+        float(value)  # a number
+    assert float(beta_star) > 0, "a scale is positive"
+    assert 0 <= float(acc_zero) <= 1 and 0 <= float(acc_sheet) <= 1, (
+        "fractions of prompts"
+    )
+
+
+def recall_scale_critical(beta_star):
+
+    from attnsig import recall
+
+    model_ = recall.build_transformer(3)
+    classes, _ = recall.canonical_tokens(3)
+    expected = recall.critical_scales(model_, classes).max()
+    assert abs(float(beta_star) - expected) < 1e-3
+
+
+def recall_scale_accuracy(acc_sheet, acc_zero):
+    import math
+
+    from attnsig import recall
+
+    model_ = recall.build_transformer(3)
+    for value, g in ((acc_sheet, 1 / math.sqrt(111)), (acc_zero, 0.0)):
+        expected = recall.exact_accuracy(model_, g)  # a Fraction
+        assert abs(float(value) - float(expected)) < 1e-9, f"beta = {g:.4f}"
+
+
+def recall_scale_wrong_a_random(random_acc):
+    import math
+
+    acc_sheet = random_acc[1 / math.sqrt(111)]
+    return {"acc_sheet": acc_sheet}
+
+
+def recall_scale_wrong_block_1():
+    from attnsig import recall
+
+    beta_star = recall.ideal_critical_scale(3)
+    return {"beta_star": beta_star}
+
+
+def recall_scale_wrong_the_sheet(literal_critical):
+    beta_star = literal_critical
+    return {"beta_star": beta_star}
+
+
+QUESTIONS["ex-recall-scale"] = {
+    "points": 3,
+    "answer": ["beta_star", "acc_sheet", "acc_zero"],
+    "describe": (
+        "for the chapter's `model` (3 pairs): beta_star, the smallest scale "
+        "above which every\n"
+        "answerable prompt is recalled (a float, 3 decimals); acc_sheet, "
+        "acc_zero: the fraction of\n"
+        "ALL answerable prompts recalled correctly at beta = 1/sqrt(111) and at "
+        "beta = 0 (exact:\n"
+        "a Fraction, or a float within 1e-9)"
+    ),
+    "public": [recall_scale_form],
+    "hidden": [recall_scale_critical, recall_scale_accuracy],
+    "wrong": {
+        "a random sample instead of all prompts": recall_scale_wrong_a_random,
+        "block 1 taken as exact": recall_scale_wrong_block_1,
+        "the sheet's literal feed-forward step": recall_scale_wrong_the_sheet,
+    },
+    "rubric": [
+        (
+            "Uses the symmetry (renaming letters or digits) to reduce all 46.8 "
+            "million prompts to 15 classes with counts, so that the accuracy is "
+            "exact; a plot of accuracy against beta (1)"
+        ),
+        (
+            "Explains the plateau 19/100 (the read-out counts tokens at small scale) "
+            "and names the hardest class A0B0C1C? (1)"
+        ),
+    ],
+}
+
+
+# --- ex-recall-pairs
+
+
+def recall_pairs_form(ideal_scale, soft_scales):
+    assert callable(ideal_scale), "define ideal_scale as a function of n"
+    float(ideal_scale(3))  # a number
+    assert isinstance(soft_scales, dict) and set(soft_scales) == {2, 3, 4, 5}, (
+        "soft_scales: keys 2, 3, 4, 5"
+    )
+
+
+def recall_pairs_ideal(ideal_scale):
+    import math
+
+    for n in range(1, 27):
+        assert abs(float(ideal_scale(n)) - math.log(max(2, n - 1))) < 1e-9, f"n = {n}"
+
+
+def recall_pairs_soft(soft_scales):
+    from attnsig import recall
+
+    for n in range(2, 6):
+        m = recall.build_transformer(n)
+        # the hardest class (the chapter checks it against all classes for n <= 5)
+        expected = recall.critical_scales(
+            m, recall.hardest_tokens(n), iterations=40
+        )[0]
+        assert abs(float(soft_scales[n]) - expected) < 1e-3, f"n = {n}"
+
+
+def recall_pairs_wrong_block_1():
+    import math
+
+    soft_scales = {n: math.log(max(2, n - 1)) for n in range(2, 6)}
+    return {"soft_scales": soft_scales}
+
+
+def recall_pairs_wrong_ln():
+    import math
+
+    def ideal_scale(n):
+        return math.log(max(1, n - 1))
+
+    return {"ideal_scale": ideal_scale}
+
+
+def recall_pairs_wrong_the_copying():
+    import math
+
+    def ideal_scale(n):
+        return 2 * math.log(n)
+
+    return {"ideal_scale": ideal_scale}
+
+
+QUESTIONS["ex-recall-pairs"] = {
+    "points": 4,
+    "answer": ["ideal_scale", "soft_scales"],
+    "describe": (
+        "ideal_scale(n): the scale of block 2 above which every answerable "
+        "prompt with n pairs is\n"
+        "recalled when block 1 is exact (temperature zero), a function of n = 1, "
+        "..., 26;\n"
+        "soft_scales: a dict n -> beta*(n) for n = 2, 3, 4, 5, both blocks at "
+        "the same scale\n"
+        "(recall.build_transformer(n), 3 decimals)"
+    ),
+    "public": [recall_pairs_form],
+    "hidden": [recall_pairs_ideal, recall_pairs_soft],
+    "wrong": {
+        "block 1 taken as exact": recall_pairs_wrong_block_1,
+        "ln(n - 1), forgetting the queried letter's two copies": recall_pairs_wrong_ln,
+        "the copying length 2 ln n": recall_pairs_wrong_the_copying,
+    },
+    "rubric": [
+        (
+            "Generalises the construction (codes beyond 9 get fresh coordinates, d = "
+            "111 + max(0, 2n - 7), n <= 26) (1)"
+        ),
+        (
+            "Proves the block-1-exact threshold: token t receives e^beta [t = v*] + "
+            "c_t, the worst prompts have c = 2 for the queried letter or n - 1 "
+            "copies of one wrong digit, so e^beta > max(2, n - 1) (1)"
+        ),
+        (
+            "Relates the ln n growth to the copying bound: orthogonal keys give the "
+            "gap beta (not beta/2), epsilon = 1; the soft block 1 adds a slowly "
+            "growing excess (measured beta*(n) 1 to 2.5 above) (1)"
+        ),
+    ],
+}
+
+
+# --- ex-recall-malformed
+
+
+def recall_malformed_form(readout_missing, readout_repeated):
+    import numpy as np
+
+    from attnsig import recall
+
+    for name, r in (
+        ("readout_missing", readout_missing),
+        ("readout_repeated", readout_repeated),
+    ):
+        assert r is not ... and np.shape(r) == (recall.VOCAB_SIZE,), (
+            f"{name}: one number per token"
+        )
+
+
+def recall_malformed_readouts(readout_missing, readout_repeated):
+    import math
+
+    import numpy as np
+
+    from attnsig import recall
+
+    model_ = recall.build_transformer(3)
+    for r, prompt in ((readout_missing, "A6B8C3Z?"), (readout_repeated, "A6B8B3B?")):
+        trace = recall.run(model_, prompt, math.inf, check_answerable=False)
+        np.testing.assert_allclose(
+            r, trace.logits[0, -1], rtol=0, atol=1e-9, err_msg=prompt
+        )
+
+
+def recall_malformed_wrong_no_match():
+    import numpy as np
+
+    from attnsig import recall
+
+    readout_missing = np.eye(37)[recall.tokenize("A6B8C3Z?")[0, :-1]].sum(0) / 8
+    return {"readout_missing": readout_missing}
+
+
+def recall_wrong_half(letter):
+    import numpy as np
+
+    readout_repeated = 0.5 * (np.eye(37)[letter("8")] + np.eye(37)[letter("3")])
+    return {"readout_repeated": readout_repeated}
+
+
+def recall_wrong_latest(letter):
+    import numpy as np
+
+    readout_repeated = 0.5 * np.eye(37)[letter("3")]
+    return {"readout_repeated": readout_repeated}
+
+
+QUESTIONS["ex-recall-malformed"] = {
+    "points": 2,
+    "answer": ["readout_missing", "readout_repeated"],
+    "describe": (
+        "the read-out at the last position (trace.logits[0, -1], 37 numbers in "
+        "the order of\n"
+        "recall.VOCAB) of the chapter's `model` at temperature zero (scale "
+        "math.inf), run with\n"
+        "check_answerable=False: readout_missing for A6B8C3Z?\n"
+        "(the queried key is missing), readout_repeated for A6B8B3B? (B stored "
+        "twice, values 8 and 3)"
+    ),
+    "public": [recall_malformed_form],
+    "hidden": [recall_malformed_readouts],
+    "wrong": {
+        "no match: a uniform average over the prompt": recall_malformed_wrong_no_match,
+        "repeated key: half on each value (self-match forgotten)": recall_wrong_half,
+        "repeated key: the latest value wins": recall_wrong_latest,
+    },
+    "rubric": [
+        (
+            "Explains the limit: with no match the last query attends only to itself "
+            "(value 0, no answer); with r matches it averages them with itself, "
+            "weight 1/(r+1) each (tie for different values) (1)"
+        ),
+        (
+            "Decides what the package does: refuse such prompts by default with a "
+            "message naming the problem, an option (check_answerable=False) to run "
+            "them, predict returning -1 on a tie (1)"
+        ),
+    ],
+}

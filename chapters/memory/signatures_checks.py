@@ -1,0 +1,240 @@
+"""The questions of signatures.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- sigch-ex-area
+
+
+def sigch_ex_area_form(swept_area, area_words):
+    import numpy as np
+
+    assert callable(swept_area), "define swept_area as a function of a path"
+    value = swept_area(np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]))
+    assert np.ndim(value) == 0, "an area is one number"
+    assert area_words is not ... and all(isinstance(w, tuple) for w in area_words), (
+        "words as tuples"
+    )
+
+
+def sigch_ex_area_random_paths(swept_area):
+    import numpy as np
+
+    rng = np.random.default_rng(17)
+    for length in (2, 3, 5, 12, 40):
+        for _ in range(4):
+            path = rng.normal(size=(length, 2)).cumsum(axis=0) * rng.uniform(0.2, 3)
+            x, y = path[:, 0], path[:, 1]
+            shoelace = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+            np.testing.assert_allclose(
+                float(swept_area(path)), shoelace, rtol=1e-9, atol=1e-12
+            )
+
+
+def sigch_ex_area_words(area_words):
+    assert sorted(tuple(int(a) for a in w) for w in area_words) == [(0, 1), (1, 0)]
+
+
+def sigch_ex_area_wrong_1_based():
+    area_words = [(1, 2), (2, 1)]
+    return {"area_words": area_words}
+
+
+def sigch_ex_area_wrong_no_factor():
+    from attnsig.signature import signature, word_index
+
+    def swept_area(path):
+        sig = signature(path, 2)
+        return sig[word_index((0, 1), 2)] - sig[word_index((1, 0), 2)]
+
+    return {"swept_area": swept_area}
+
+
+def sigch_ex_area_wrong_unsigned_area():
+    import numpy as np
+
+    def swept_area(path):
+        chord, step = path[:-1] - path[0], np.diff(path, axis=0)
+        return 0.5 * np.sum(np.abs(chord[:, 0] * step[:, 1] - chord[:, 1] * step[:, 0]))
+
+    return {"swept_area": swept_area}
+
+
+QUESTIONS["sigch-ex-area"] = {
+    "points": 3,
+    "answer": ["swept_area", "area_words"],
+    "describe": (
+        "swept_area(path): the signed area (counter-clockwise positive) swept by "
+        "the chord from path[0]\n"
+        "to the moving point, for a sampled planar path of shape (L, 2) read as "
+        "piecewise linear,\n"
+        "computed from its signature; area_words: the words of the signature "
+        "entries it needs, a list\n"
+        "of tuples of 0-based letters (the word 12 is (0, 1))"
+    ),
+    "public": [sigch_ex_area_form],
+    "hidden": [sigch_ex_area_random_paths, sigch_ex_area_words],
+    "wrong": {
+        "1-based words": sigch_ex_area_wrong_1_based,
+        "no factor 1/2": sigch_ex_area_wrong_no_factor,
+        "unsigned area": sigch_ex_area_wrong_unsigned_area,
+    },
+    "rubric": [
+        (
+            "Derives the signed area of the thin triangles, (1/2)(u_t - u_0) x du_t, "
+            "and identifies S^{ij} = int (u^i - u^i_0) du^j: A = (S^12 - S^21)/2, "
+            "two level-two entries (both needed; S^12 - S^1 S^2 / 2 by the shuffle "
+            "identity is the same number) (1)"
+        ),
+        (
+            "Checks against the shoelace formula and a direct integral, and draws "
+            "the region (1)"
+        ),
+        (
+            "Says the area is signed and why it matters: the unsigned area is not a "
+            "function of the signature (a tree-like out-and-back path has the "
+            "trivial signature but sweeps a positive area) (1)"
+        ),
+    ],
+}
+
+
+# --- sigch-ex-recall
+
+
+def sigch_ex_recall_form(reconstruct_increment, fourier_from_terms):
+    import numpy as np
+
+    assert callable(reconstruct_increment) and callable(fourier_from_terms), (
+        "define both functions"
+    )
+    terms, t = np.array([1.0, 0.5, 1 / 6]), np.linspace(0, 1, 5)
+    assert np.shape(reconstruct_increment(terms, t)) == t.shape, "one value per time"
+    complex(fourier_from_terms(terms, 1))  # one number
+
+
+def sigch_ex_recall_reconstruction(reconstruct_increment):
+    import math
+
+    import numpy as np
+    from numpy.polynomial import legendre as L
+    from numpy.polynomial import polynomial as P
+
+    x, w = L.leggauss(60)
+    s, w = (x + 1) / 2, w / 2  # Gauss nodes on [0, 1]
+    t = np.linspace(0, 1, 11)
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 4, 7):
+        # u' a polynomial of degree < N: reconstructed exactly
+        du = rng.normal(size=n)
+        terms = np.array(
+            [np.sum(w * s**k / math.factorial(k) * P.polyval(s, du)) for k in range(n)]
+        )
+        np.testing.assert_allclose(
+            reconstruct_increment(terms, t), P.polyval(t, P.polyint(du)), atol=1e-9
+        )
+        # u' = cos(3 s + 1): the L^2 projection onto degree < N, integrated
+        f = np.cos(3 * s + 1)
+        terms = np.array([np.sum(w * s**k / math.factorial(k) * f) for k in range(n)])
+        basis = [
+            L.Legendre.basis(j, domain=[0, 1]) * math.sqrt(2 * j + 1) for j in range(n)
+        ]
+        proj = sum(np.sum(w * b(s) * f) * b.integ(lbnd=0) for b in basis)
+        np.testing.assert_allclose(reconstruct_increment(terms, t), proj(t), atol=1e-9)
+
+
+def sigch_ex_recall_fourier(fourier_from_terms):
+    import numpy as np
+
+    rng = np.random.default_rng(12)
+    for size in (1, 3, 8):
+        terms = rng.normal(size=size)
+        for n in (-2, 0, 1, 3):
+            expected = np.sum((-2j * np.pi * n) ** np.arange(size) * terms)
+            assert abs(complex(fourier_from_terms(terms, n)) - expected) <= 1e-10 * max(
+                1, abs(expected)
+            ), n
+
+
+def sigch_ex_recall_wrong_the_derivative():
+    from attnsig import reconstruction as rec
+
+    def reconstruct_increment(terms, t):
+        return rec.derivative_from_legendre(
+            rec.legendre_coefficients_from_terms(terms), t
+        )
+
+    return {"reconstruct_increment": reconstruct_increment}
+
+
+def sigch_ex_recall_wrong_the_moments():
+    import math
+
+    import numpy as np
+
+    def reconstruct_increment(terms, t):
+        m = [math.factorial(k) * a for k, a in enumerate(terms)]
+        return sum(mk * np.asarray(t) ** (k + 1) / (k + 1) for k, mk in enumerate(m))
+
+    return {"reconstruct_increment": reconstruct_increment}
+
+
+def sigch_ex_recall_wrong_the_sheet():
+    import math
+
+    import numpy as np
+
+    def fourier_from_terms(terms, n):
+        k = np.arange(len(terms))
+        f = np.array([math.factorial(int(j)) for j in k], dtype=float)
+        return complex(np.sum((2j * np.pi * n) ** k / f * terms))
+
+    return {"fourier_from_terms": fourier_from_terms}
+
+
+QUESTIONS["sigch-ex-recall"] = {
+    "points": 5,
+    "answer": ["reconstruct_increment", "fourier_from_terms"],
+    "describe": (
+        "terms: the array (S^{1^k 2}(X))_{k<N} of a time-augmented path X = (t, "
+        "u(t)), letter 1 = time.\n"
+        "reconstruct_increment(terms, t): U_N(t) for an array t in [0, 1], where "
+        "U_N(0) = 0 and U_N' is\n"
+        "the best L^2[0, 1] approximation of u' by polynomials of degree < N;\n"
+        "fourier_from_terms(terms, n): the partial sum over k < N of the series "
+        "in the terms that\n"
+        "converges to the Fourier coefficient int_0^1 exp(-2 pi i n s) u'(s) ds "
+        "(a complex number)"
+    ),
+    "public": [sigch_ex_recall_form],
+    "hidden": [sigch_ex_recall_reconstruction, sigch_ex_recall_fourier],
+    "wrong": {
+        "the derivative instead of the increment": sigch_ex_recall_wrong_the_derivative,
+        "the moments read as monomial coefficients": sigch_ex_recall_wrong_the_moments,
+        "the sheet's extra factorial": sigch_ex_recall_wrong_the_sheet,
+    },
+    "rubric": [
+        (
+            "Part 1: the entries S^{1^k 2} = int s^k/k! du(s), k >= 0, with the "
+            "proof that they determine u - u(0) (polynomials dense in C[0,1] by "
+            "Weierstrass, so u' is determined) (1)"
+        ),
+        (
+            "Part 2: stores c_j = int P~_j du (orthonormal shifted Legendre), each a "
+            "fixed combination of the first N entries; criterion the L^2 error = the "
+            "discarded coefficients, with an a-priori bound and an a-posteriori "
+            "certificate (one more number, the energy); a plot of the L^2 error "
+            "against N; says why the monomial route (Hilbert matrix) loses its "
+            "digits (2)"
+        ),
+        (
+            "Part 3: the Fourier coefficient is sum_k (-2 pi i n)^k S^{1^k 2}, "
+            "checked numerically, with the loss of about 2.7|n| digits in floating "
+            "point (1)"
+        ),
+    ],
+}

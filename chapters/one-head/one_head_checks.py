@@ -1,0 +1,688 @@
+"""The questions of one-head.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-onehead-copy
+
+
+def onehead_copy_callable(smallest_gap):
+    import math
+
+    assert callable(smallest_gap), "define smallest_gap as a function of (n_keys, eps)"
+    value = float(smallest_gap(6, 1e-3))
+    assert math.isfinite(value), "smallest_gap(6, 1e-3) should be a finite number"
+
+
+def onehead_copy_formula(smallest_gap):
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    cases = [(2, 0.1), (3, 0.5), (6, 1e-3), (100, 1e-6), (1000, 0.25)]
+    ks, es = rng.integers(2, 500, 20), 10 ** rng.uniform(-8, -0.1, 20)
+    cases += [(int(k), float(e)) for k, e in zip(ks, es, strict=True)]
+    for k, e in cases:
+        # The tight gap: all other scores exactly Delta below give alpha_j = 1 - eps.
+        expected = math.log((k - 1) * (1 - e) / e)
+        got = float(smallest_gap(k, e))
+        assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12), (
+            f"n_keys = {k}, eps = {e:.3g}"
+        )
+
+
+def onehead_copy_wrong_n_instead():
+    import math
+
+    def smallest_gap(n_keys, eps):
+        return math.log(n_keys * (1 - eps) / eps)
+
+    return {"smallest_gap": smallest_gap}
+
+
+def onehead_copy_wrong_the_factor():
+    import math
+
+    def smallest_gap(n_keys, eps):
+        return math.log((n_keys - 1) / eps)
+
+    return {"smallest_gap": smallest_gap}
+
+
+def onehead_copy_wrong_the_number():
+    import math
+
+    def smallest_gap(n_keys, eps):
+        return math.log((1 - eps) / eps)
+
+    return {"smallest_gap": smallest_gap}
+
+
+QUESTIONS["ex-onehead-copy"] = {
+    "points": 3,
+    "answer": ["smallest_gap"],
+    "describe": (
+        "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
+        "keys and\n"
+        "tolerance eps, 0 < eps < 1 (a function returning a float)"
+    ),
+    "public": [onehead_copy_callable],
+    "hidden": [onehead_copy_formula],
+    "wrong": {
+        "n instead of n - 1 competitors": onehead_copy_wrong_n_instead,
+        "the factor 1 - eps dropped": onehead_copy_wrong_the_factor,
+        "the number of keys ignored": onehead_copy_wrong_the_number,
+    },
+    "rubric": [
+        (
+            "Written part 1: the weights are positive and sum to one (strictly "
+            "inside (0, 1) for finite scores and n >= 2), so they are a categorical "
+            "distribution (1)"
+        ),
+        (
+            "Written part 2: the gap is tight: with every other score exactly "
+            "Delta_n(eps) below s_j, alpha_j = 1 - eps (0.5)"
+        ),
+        (
+            "Written part 3: |c - v_j| <= (1 - alpha_j) max_i |v_i - v_j| <= eps "
+            "max_i |v_i - v_j| (1)"
+        ),
+        (
+            "Written part 4: the output is one value, chosen by the query and moved "
+            "unchanged to the query's position: a copy (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-projection
+
+
+def onehead_projection_form(keep_a, is_unique):
+    import numpy as np
+
+    assert callable(keep_a) and callable(is_unique), (
+        "keep_a and is_unique are functions"
+    )
+    A, B = np.eye(4)[:, :1], np.eye(4)[:, 1:3]
+    assert np.shape(np.asarray(keep_a(A, B), dtype=float)) == (4, 4), "M acts on R^d"
+    assert is_unique(4, 1, 2) in (True, False), "is_unique answers True or False"
+
+
+def onehead_projection_keeps_v_a(keep_a, is_unique):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for d, m, p in ((3, 1, 2), (10, 3, 4), (5, 2, 2), (6, 1, 1), (4, 2, 2)):
+        basis = np.linalg.qr(rng.normal(size=(d, m + p)))[0]
+        A, B = basis[:, :m], basis[:, m:]
+        M = np.asarray(keep_a(A, B), dtype=float)
+        assert M.shape == (d, d), f"d, m, p = {d, m, p}: M should be (d, d)"
+        x, y = rng.normal(size=(m, 20)), rng.normal(size=(p, 20))
+        np.testing.assert_allclose(
+            M @ (A @ x + B @ y), A @ x, atol=1e-9, err_msg=f"d, m, p = {d, m, p}"
+        )
+    for d, m, p in ((3, 1, 2), (4, 2, 2), (2, 1, 1), (10, 3, 4), (7, 1, 1), (5, 2, 2)):
+        assert bool(is_unique(d, m, p)) == (m + p == d), f"d, m, p = {d, m, p}"
+
+
+def onehead_projection_wrong_always_unique():
+    def is_unique(d, m, p):
+        return True
+
+    return {"is_unique": is_unique}
+
+
+def onehead_projection_wrong_projection_onto():
+    def keep_a(A, B):
+        return B @ B.T
+
+    return {"keep_a": keep_a}
+
+
+def onehead_projection_wrong_the_sheet():
+    def keep_a(A, B):
+        return A.T @ A
+
+    return {"keep_a": keep_a}
+
+
+QUESTIONS["ex-onehead-projection"] = {
+    "points": 3,
+    "answer": ["keep_a", "is_unique"],
+    "describe": (
+        "keep_a(A, B): your matrix M (shape (d, d)), given A (d, m) and B (d, p) "
+        "whose\n"
+        "columns are the a's and the b's (numpy arrays);\n"
+        "is_unique(d, m, p): True if M is the only matrix that works for these "
+        "sizes, else\n"
+        "False"
+    ),
+    "public": [onehead_projection_form],
+    "hidden": [onehead_projection_keeps_v_a],
+    "wrong": {
+        "always unique": onehead_projection_wrong_always_unique,
+        "projection onto the b's": onehead_projection_wrong_projection_onto,
+        "the sheet's A^T A": onehead_projection_wrong_the_sheet,
+    },
+    "rubric": [
+        (
+            "Written part: the proof that A A^T (Ax + By) = Ax, from A^T A = I_m and "
+            "A^T B = 0 (1)"
+        ),
+        (
+            "Written part: M' works for every pair iff M'A = A and M'B = 0; the "
+            "family A A^T + N(I - A A^T - B B^T), so M is unique exactly when m + p "
+            "= d (1)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-average
+
+
+def onehead_average_shape(q_eps, means):
+    import numpy as np
+
+    assert q_eps is not ..., "define q_eps"
+    q = np.asarray(q_eps, dtype=float)
+    assert q.shape == (means.shape[1],), "a query of the test bed has shape (d,)"
+    assert np.all(np.isfinite(q)), "finite entries"
+
+
+def onehead_average_weights(q_eps, means, a, b):
+    import numpy as np
+
+    eps = 1e-3
+    s = means @ np.asarray(q_eps, dtype=float)
+    w = np.exp(s - s.max())
+    w /= w.sum()
+    np.testing.assert_allclose([w[a], w[b]], (1 - eps) / 2, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(1 - w[a] - w[b], eps, rtol=1e-6)
+
+
+def onehead_average_wrong_copying_one(a, eps, means, n):
+    from attnsig import bounds
+
+    q_eps = bounds.copy_gap(n, eps) * means[a]
+    return {"q_eps": q_eps}
+
+
+def onehead_average_wrong_factor_2(a, b, eps, means, n):
+    import math
+
+    q_eps = math.log((n - 2) * (1 - eps) / eps) * (means[a] + means[b])
+    return {"q_eps": q_eps}
+
+
+def onehead_average_wrong_the_copy(a, b, eps, means, n):
+    from attnsig import bounds
+
+    q_eps = bounds.copy_gap(n, eps) * (means[a] + means[b])
+    return {"q_eps": q_eps}
+
+
+QUESTIONS["ex-onehead-average"] = {
+    "points": 3,
+    "answer": ["q_eps"],
+    "describe": (
+        "q_eps: on the test bed (keys `means`, values `values`, a = 0, b = 1), "
+        "your averaging\n"
+        "query at the scale that leaves a weight of exactly eps = 1e-3 outside "
+        "the pair\n"
+        "(shape (d,))"
+    ),
+    "public": [onehead_average_shape],
+    "hidden": [onehead_average_weights],
+    "wrong": {
+        "copying one key": onehead_average_wrong_copying_one,
+        "factor 2 of the pair missing": onehead_average_wrong_factor_2,
+        "the copy gap (n - 1 competitors)": onehead_average_wrong_the_copy,
+    },
+    "rubric": [
+        (
+            "Written part: the exact error c - m = sum_{i != a,b} (v_i - m) / (2 "
+            "e^beta + n - 2), with the derivation; it decays like e^{-beta} and "
+            "never vanishes (1)"
+        ),
+        (
+            "Written part: the scale beta >= log((n - 2)(1 - eps) / (2 eps)) for an "
+            "outside weight of at most eps (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-small-noise
+
+
+def onehead_small_noise_shape(q_win, means):
+    import numpy as np
+
+    assert q_win is not ..., "define q_win"
+    q = np.asarray(q_win, dtype=float)
+    assert q.shape == (means.shape[1],) and np.all(np.isfinite(q)), "shape (d,)"
+
+
+def onehead_small_noise_averages(q_win, means, values, a, b):
+    import numpy as np
+
+    nu, num = 1e-6, 2000
+
+    rng = np.random.default_rng(33)
+    n, d = means.shape
+    keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
+    scores = keys @ np.asarray(q_win, dtype=float)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+
+    c = w @ values
+    m = (values[a] + values[b]) / 2
+    near = np.mean(np.linalg.norm(c - m, axis=1) <= 0.05)
+    assert near >= 0.99, "the output is not near the average often enough"
+
+
+def onehead_small_noise_wrong_copying_one(a, means):
+    q_win = 8.0 * means[a]
+    return {"q_win": q_win}
+
+
+def onehead_small_noise_wrong_scale_as(a, b, means):
+    q_win = 1e4 * (means[a] + means[b])
+    return {"q_win": q_win}
+
+
+def onehead_small_noise_wrong_scale_too(a, b, means):
+    q_win = means[a] + means[b]
+    return {"q_win": q_win}
+
+
+QUESTIONS["ex-onehead-small-noise"] = {
+    "points": 2,
+    "answer": ["q_win"],
+    "describe": (
+        "q_win: on the test bed (a = 0, b = 1), a query (shape (d,)) whose "
+        "output is within\n"
+        "0.05 of (v_a + v_b)/2 in at least 99 % of the key sets when every "
+        "Sigma_i = 1e-6 I"
+    ),
+    "public": [onehead_small_noise_shape],
+    "hidden": [onehead_small_noise_averages],
+    "wrong": {
+        "copying one key": onehead_small_noise_wrong_copying_one,
+        "scale as large as possible": onehead_small_noise_wrong_scale_as,
+        "scale too small for the other keys": onehead_small_noise_wrong_scale_too,
+    },
+    "rubric": [
+        (
+            "Written part: why the query works: the scores are beta + N(0, 2 nu "
+            "beta^2) for keys a, b and N(0, 2 nu beta^2) for the others (0.5)"
+        ),
+        (
+            "Written part: the window: beta large enough that (n - 2) e^{-beta} is "
+            "small, and beta sqrt(nu) small (s_a - s_b ~ N(0, 4 nu beta^2)); for "
+            "fixed nu > 0 and beta -> infinity the head copies v_a or v_b at random "
+            "(1)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-noisy-key
+
+
+def onehead_noisy_key_form(fractions_single):
+    assert isinstance(fractions_single, dict), "a dict"
+    assert set(fractions_single) == {"v_a", "v_b", "average"}, "keys v_a, v_b, average"
+    assert all(0 <= float(v) <= 1 for v in fractions_single.values()), "fractions"
+
+
+def onehead_noisy_key_fractions(fractions_single, means, values, a, b):
+    import numpy as np
+
+    nu, num, spread, radius = 1e-4, 40000, 0.5, 0.1
+
+    rng = np.random.default_rng(44)
+    n, d = means.shape
+    keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
+    keys[:, a] += np.sqrt(spread) * rng.normal(size=(num, 1)) * means[a]
+    scores = keys @ (50.0 * (means[a] + means[b]))
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+
+    c = w @ values
+    targets = {
+        "v_a": values[a],
+        "v_b": values[b],
+        "average": (values[a] + values[b]) / 2,
+    }
+    for name, target in targets.items():
+        p = np.mean(np.linalg.norm(c - target, axis=1) <= radius)
+        se = np.sqrt(max(p * (1 - p), 0.005) * (1 / 4000 + 1 / num))
+        assert abs(float(fractions_single[name]) - p) <= 4 * se, name
+
+
+def onehead_noisy_key_wrong_percentages(fractions_single):
+    fractions_single = {k: 100 * v for k, v in fractions_single.items()}
+    return {"fractions_single": fractions_single}
+
+
+def onehead_noisy_key_wrong_the_length(
+    means, nu, num_sets, q_single, radius, rng, targets, values
+):
+    from attnsig import heads, keysets
+
+    keys_w = keysets.sample_keys(
+        means, keysets.noisy_key_covariances(means, nu), num_sets, rng
+    )
+    c_w, _ = heads.single_head_output(q_single, keys_w, values)
+    fractions_single = {
+        k: heads.fraction_near(c_w, t, radius) for k, t in targets.items()
+    }
+    return {"keys_w": keys_w, "c_w": c_w, "_": _, "fractions_single": fractions_single}
+
+
+def onehead_noisy_key_wrong_the_picture():
+    fractions_single = {"v_a": 0.0, "v_b": 0.0, "average": 1.0}
+    return {"fractions_single": fractions_single}
+
+
+QUESTIONS["ex-onehead-noisy-key"] = {
+    "points": 3,
+    "answer": ["fractions_single"],
+    "describe": (
+        'fractions_single: a dict with keys "v_a", "v_b", "average": the '
+        "fractions of 4000\n"
+        "draws of the keys (nu = 1e-4) in which c is within 0.1 of v_a, of v_b "
+        "and of (v_a +\n"
+        "v_b)/2, for your query of the previous exercise scaled so that keys a "
+        "and b score 50\n"
+        "when the keys equal their means (test bed, a = 0, b = 1)"
+    ),
+    "public": [onehead_noisy_key_form],
+    "hidden": [onehead_noisy_key_fractions],
+    "wrong": {
+        "percentages": onehead_noisy_key_wrong_percentages,
+        "the length noise left out": onehead_noisy_key_wrong_the_length,
+        "the picture of the mean": onehead_noisy_key_wrong_the_picture,
+    },
+    "rubric": [
+        (
+            "Written part: the distribution of c shown (a histogram or equivalent): "
+            "bimodal, at v_a or at v_b in about half the draws each, almost never "
+            "near the average, although the mean of c is the average (1)"
+        ),
+        (
+            "Written part: the explanation: the head compares k_a with k_b, and the "
+            "winner is the sign of gamma - 1, a coin flip decided by the noise (1)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-two-heads
+
+
+def onehead_two_heads_shape(q_heads, means):
+    import numpy as np
+
+    assert q_heads is not ..., "define q_heads"
+    q = np.asarray(q_heads, dtype=float)
+    assert q.shape == (2, means.shape[1]), "two queries: shape (2, d)"
+    assert np.all(np.isfinite(q)), "finite entries"
+
+
+def onehead_two_heads_averages(q_heads, means, values, a, b):
+    import numpy as np
+
+    nu, num = 1e-6, 2000
+
+    rng = np.random.default_rng(55)
+    n, d = means.shape
+    keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
+    scores = keys @ np.asarray(q_heads, dtype=float).T
+    w = np.exp(scores - scores.max(axis=-2, keepdims=True))
+    w /= w.sum(axis=-2, keepdims=True)
+
+    # scores: (num, n, 2), one column per head, each softmax over the n keys
+    c = np.einsum("snh,ne->se", w, values) / 2
+    m = (values[a] + values[b]) / 2
+    near = np.mean(np.linalg.norm(c - m, axis=1) <= 0.05)
+    assert near >= 0.99, "the output is not near the average often enough"
+
+
+def onehead_two_heads_wrong_both_heads(a, beta, means):
+    import numpy as np
+
+    q_heads = np.stack([beta * means[a], beta * means[a]])
+    return {"q_heads": q_heads}
+
+
+def onehead_two_heads_wrong_scale_too(a, b, means):
+    import numpy as np
+
+    q_heads = np.stack([means[a], means[b]])
+    return {"q_heads": q_heads}
+
+
+def onehead_two_heads_wrong_single(a, b, means):
+    import numpy as np
+
+    q_heads = np.stack([1e4 * (means[a] + means[b])] * 2)
+    return {"q_heads": q_heads}
+
+
+QUESTIONS["ex-onehead-two-heads"] = {
+    "points": 2,
+    "answer": ["q_heads"],
+    "describe": (
+        "q_heads: the two queries as the rows of an array of shape (2, d) (test "
+        "bed, a = 0, b\n"
+        "= 1), whose output c = (c1 + c2)/2 is within 0.05 of (v_a + v_b)/2 in "
+        "at least 99 %\n"
+        "of the key sets when every Sigma_i = 1e-6 I"
+    ),
+    "public": [onehead_two_heads_shape],
+    "hidden": [onehead_two_heads_averages],
+    "wrong": {
+        "both heads on v_a": onehead_two_heads_wrong_both_heads,
+        "scale too small": onehead_two_heads_wrong_scale_too,
+        "the single-head query, as large as possible": onehead_two_heads_wrong_single,
+    },
+    "rubric": [
+        (
+            "Written part: why the choice works (each head copies one value with "
+            "beta >= Delta_n(eps), or both use the single-head query inside its "
+            "window), beta sqrt(nu) small, and |c - m| <= eps sqrt(2) for "
+            "orthonormal values (1)"
+        )
+    ],
+}
+
+
+# --- ex-onehead-two-heads-noisy
+
+
+def onehead_two_heads_noisy_form(p_backwards):
+    assert p_backwards is not ..., "define p_backwards"
+    assert 0 <= float(p_backwards) <= 1, "a probability"
+
+
+def onehead_two_heads_noisy_probability(p_backwards):
+    import math
+
+    exact = 0.5 * math.erfc(1.0)  # P(gamma < 0) for gamma ~ N(1, 1/2)
+    assert abs(float(p_backwards) - exact) <= 0.015
+
+
+def onehead_two_heads_noisy_wrong_sigma_2(spread):
+    from scipy.stats import norm
+
+    p_backwards = 1 - norm.cdf(1 / spread)
+    return {"p_backwards": p_backwards}
+
+
+def onehead_two_heads_noisy_wrong_the_single():
+    p_backwards = 0.5
+    return {"p_backwards": p_backwards}
+
+
+QUESTIONS["ex-onehead-two-heads-noisy"] = {
+    "points": 2,
+    "answer": ["p_backwards"],
+    "describe": (
+        "p_backwards: the probability (nu = 0, sigma^2 = 1/2) of the draws with "
+        "q1^T k_a < 0\n"
+        "(a float: exact, or simulated from at least 4000 key sets)"
+    ),
+    "public": [onehead_two_heads_noisy_form],
+    "hidden": [onehead_two_heads_noisy_probability],
+    "wrong": {
+        "sigma^2 used as the standard deviation": onehead_two_heads_noisy_wrong_sigma_2,
+        "the single head's coin flip": onehead_two_heads_noisy_wrong_the_single,
+    },
+    "rubric": [
+        (
+            "Written part: a simulation of c with one copying head per value: near "
+            "the average in about Phi(sqrt 2) = 92 % of the draws; with the sheet's "
+            "two equal heads c is the single head's output draw by draw (1)"
+        ),
+        (
+            "Written part: the mechanism: head 2 does not see gamma (mu_b^T k_a = 0) "
+            "and head 1 compares k_a only with keys scoring about 0, so the length "
+            "changes the gap, not the winner; not two fluctuations averaging out (1)"
+        ),
+        (
+            "Written part: the failures are the draws with gamma < 0 (c near (v_bar "
+            "+ v_b)/2) (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-one-head-robust
+
+
+def onehead_one_head_robust_form(q_robust, p_one_head, p_two_heads, means):
+    import numpy as np
+
+    assert q_robust is not ..., "define q_robust"
+    q = np.asarray(q_robust, dtype=float)
+    assert q.shape == (means.shape[1],) and np.all(np.isfinite(q)), (
+        "q_robust: shape (d,)"
+    )
+    for name, p in (("p_one_head", p_one_head), ("p_two_heads", p_two_heads)):
+        assert p is not ... and 0 <= float(p) <= 1, f"{name}: a probability"
+
+
+def onehead_one_head_robust_every_length(q_robust, means, values, a, b):
+    import numpy as np
+
+    q = np.asarray(q_robust, dtype=float)
+    m = (values[a] + values[b]) / 2
+    for g in np.concatenate([np.linspace(-50, 50, 1001), [-1e4, 1e4]]):
+        keys = means.copy()
+        keys[a] *= g
+        s = keys @ q
+        w = np.exp(s - s.max())
+        c = (w / w.sum()) @ values
+        assert np.linalg.norm(c - m) <= 0.1, "not near the average for every length"
+
+
+def onehead_one_head_robust_limits(p_one_head, p_two_heads):
+    import math
+
+    phi = 0.5 * math.erfc(-1.0)  # P(gamma > 0) for gamma ~ N(1, 1/2)
+    assert abs(float(p_one_head) - phi**4) <= 0.03, "p_one_head"
+    assert abs(float(p_two_heads) - phi**2) <= 0.03, "p_two_heads"
+
+
+def onehead_one_head_robust_wrong_key_b(a, means, n, push):
+    q_robust = -push * means[[i for i in range(n) if i != a]].sum(axis=0)
+    return {"q_robust": q_robust}
+
+
+def onehead_one_head_robust_wrong_limits_swapped(p_one_head, p_two_heads):
+    p_one_head, p_two_heads = p_two_heads, p_one_head
+    return {"p_one_head": p_one_head, "p_two_heads": p_two_heads}
+
+
+def onehead_one_head_robust_wrong_sigma_2(n):
+    from scipy.stats import norm
+
+    p_one_head, p_two_heads = norm.cdf(2) ** (n - 2), norm.cdf(2) ** 2
+    return {"p_one_head": p_one_head, "p_two_heads": p_two_heads}
+
+
+def onehead_one_head_robust_wrong_the_single(a, b, means):
+    q_robust = 50.0 * (means[a] + means[b])
+    return {"q_robust": q_robust}
+
+
+QUESTIONS["ex-onehead-one-head-robust"] = {
+    "points": 3,
+    "answer": ["q_robust", "p_one_head", "p_two_heads"],
+    "describe": (
+        "q_robust: on the test bed (a = 0, b = 1, nu = 0), one query (shape "
+        "(d,)) whose\n"
+        "output is within 0.1 of (v_a + v_b)/2 for every length of k_a (part 1);\n"
+        "p_one_head, p_two_heads: with n = 6 and sigma^2 = 1/2 (part 2), the "
+        "limits as the\n"
+        "scales grow of the probability that c is within 0.1 of the average, for "
+        "q_robust and\n"
+        "for the two heads of the two-heads exercises that average under a noisy "
+        "length of\n"
+        "k_a"
+    ),
+    "public": [onehead_one_head_robust_form],
+    "hidden": [onehead_one_head_robust_every_length, onehead_one_head_robust_limits],
+    "wrong": {
+        "key b pushed down too": onehead_one_head_robust_wrong_key_b,
+        "limits swapped": onehead_one_head_robust_wrong_limits_swapped,
+        "sigma^2 used as the standard deviation": onehead_one_head_robust_wrong_sigma_2,
+        "the single-head query": onehead_one_head_robust_wrong_the_single,
+    },
+    "rubric": [
+        (
+            "Written part: part 2's reasons: the pushing head fails when any of the "
+            "n - 2 pushed keys has a negative length, a copying head only when its "
+            "own key does (0.5)"
+        ),
+        (
+            "Written part 3: |mu_a^T q| <= kappa / w and |q| >= sqrt(n - 2) (lambda "
+            "- kappa (1 + 1/w)), with the proof (1)"
+        ),
+        (
+            "Written part: the second head buys locality: each copying head reads "
+            "one key, while one head must hold down every other key and inherit "
+            "their noise (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-onehead-verdict
+
+
+QUESTIONS["ex-onehead-verdict"] = {
+    "points": 3,
+    "verdicts": True,
+    "rubric": [
+        (
+            "Written part: reads the garbled entries as the book does (the sheet's "
+            "'g' as the query q, '±' as the scale beta of (c)(i), '∝' as '≈') and "
+            "says why (1)"
+        ),
+        (
+            "Written part: points to a computation for every verdict that is not "
+            "'right' (the exercises of the chapter, the evidence cell of the "
+            "solution) (1)"
+        ),
+    ],
+}

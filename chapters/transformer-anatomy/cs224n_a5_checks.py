@@ -1,0 +1,657 @@
+"""The questions of cs224n-a5.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-a5-copy
+
+
+QUESTIONS["ex-a5-copy"] = {
+    "points": 1,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "c is close to v_j when the score of key j beats every other score by a "
+            "large gap, k_j.q - k_i.q >= g for all i != j with g >> log(n - 1), the "
+            "values bounded; ideally with the bound 1 - alpha_j <= (n-1)e^{-g}/(1 + "
+            "(n-1)e^{-g}) (0.5)"
+        ),
+        (
+            "Only the gap matters: keys opposing the query (negative scores) are "
+            "neither needed nor enough, e.g. orthonormal keys and q = beta k_j copy "
+            "with the other scores 0 (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-average
+
+
+def a5_average_form(average_query, outside_weight):
+    import numpy as np
+
+    assert callable(average_query) and callable(outside_weight), (
+        "define both as functions"
+    )
+    q = np.asarray(average_query(np.eye(4), 0, 1, 3.0), dtype=float)
+    assert q.shape == (4,), "a query is a vector of shape (d,)"
+    assert 0 <= float(outside_weight(3.0, 4)) <= 1, (
+        "a total weight lies between 0 and 1"
+    )
+
+
+def a5_average_random_cases(average_query, outside_weight):
+    import numpy as np
+
+    rng = np.random.default_rng(17)
+    for n, d in ((3, 3), (5, 7), (8, 8)):
+        keys = np.linalg.qr(rng.normal(size=(d, d)))[0][:n]  # orthonormal rows
+        a, b = (int(i) for i in rng.choice(n, size=2, replace=False))
+        others = [i for i in range(n) if i not in (a, b)]
+        for beta in (0.5, 2.0, 5.0, 40.0):
+            s = keys @ np.asarray(average_query(keys, a, b, beta), dtype=float)
+            w = np.exp(s - s.max(axis=-1, keepdims=True))
+            w /= w.sum(axis=-1, keepdims=True)
+            assert np.isclose(w[a], w[b], rtol=1e-9, atol=0), (
+                "k_a and k_b should get equal weights"
+            )
+            np.testing.assert_allclose(
+                float(outside_weight(beta, n)),
+                w[others].sum(),
+                rtol=1e-9,
+                atol=0,
+                err_msg="the weight outside the pair",
+            )
+        assert w[a] > 0.5 - 1e-6, (
+            "for a large beta the pair should take almost all the weight"
+        )
+
+
+def a5_average_wrong_copies_one():
+    def average_query(keys, a, b, beta):
+        return beta * keys[a]
+
+    return {"average_query": average_query}
+
+
+def a5_average_wrong_no_large():
+    import math
+
+    def average_query(keys, a, b, beta):
+        return keys[a] + keys[b]
+
+    def outside_weight(beta, n):
+        return (n - 2) / (2 * math.e + n - 2)
+
+    return {"average_query": average_query, "outside_weight": outside_weight}
+
+
+def a5_average_wrong_the_sheet():
+    import math
+
+    def outside_weight(beta, n):
+        return 1 / (2 * math.exp(beta))
+
+    return {"outside_weight": outside_weight}
+
+
+QUESTIONS["ex-a5-average"] = {
+    "points": 2,
+    "answer": ["average_query", "outside_weight"],
+    "describe": (
+        "average_query(keys, a, b, beta): your query q, shape (d,), for "
+        "orthonormal keys (the rows of\n"
+        "keys, shape (n, d)), two indices a != b (0-based) and the large scalar "
+        "beta > 0 of your construction;\n"
+        "outside_weight(beta, n): the exact total weight your query leaves on "
+        "the n - 2 keys other than a, b"
+    ),
+    "public": [a5_average_form],
+    "hidden": [a5_average_random_cases],
+    "wrong": {
+        "copies one key": a5_average_wrong_copies_one,
+        "no large scale": a5_average_wrong_no_large,
+        "the sheet's weight 1/(2e^beta)": a5_average_wrong_the_sheet,
+    },
+}
+
+
+# --- ex-a5-noisy-small
+
+
+def a5_noisy_small_shape(q_avg, means):
+    import numpy as np
+
+    assert q_avg is not ... and np.shape(q_avg) == (means.shape[1],), (
+        "a query of shape (n_keys,)"
+    )
+    assert np.all(np.isfinite(np.asarray(q_avg, dtype=float))), "finite entries"
+
+
+def a5_noisy_small_averages(q_avg, means, ia, ib, vals, nu_small):
+    import numpy as np
+
+    rng = np.random.default_rng(31)
+    keys = means + np.sqrt(nu_small) * rng.normal(
+        size=(4000,) + means.shape
+    )  # Sigma_i = nu I
+    s = keys @ np.asarray(q_avg, dtype=float)  # (S, n)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    err = np.linalg.norm(w @ vals - (vals[ia] + vals[ib]) / 2, axis=1)
+    assert np.mean(err <= 0.02) >= 0.99, (
+        "c should be near the average in (almost) every draw"
+    )
+
+
+def a5_noisy_small_wrong_no_large(ia, ib, means):
+    q_avg = means[ia] + means[ib]
+    return {"q_avg": q_avg}
+
+
+def a5_noisy_small_wrong_one_mean(ia, means, scale_beta):
+    q_avg = scale_beta * means[ia]
+    return {"q_avg": q_avg}
+
+
+def a5_noisy_small_wrong_scale_far(ia, ib, means):
+    q_avg = 1e7 * (means[ia] + means[ib])
+    return {"q_avg": q_avg}
+
+
+QUESTIONS["ex-a5-noisy-small"] = {
+    "points": 2,
+    "answer": ["q_avg"],
+    "describe": (
+        "q_avg: your query, shape (n_keys,), built from the means (rows of "
+        "`means`), the indices\n"
+        "ia, ib and the scale scale_beta of the set-up cell (keys drawn with "
+        "Sigma_i = nu_small I)"
+    ),
+    "public": [a5_noisy_small_shape],
+    "hidden": [a5_noisy_small_averages],
+    "wrong": {
+        "no large scale": a5_noisy_small_wrong_no_large,
+        "one mean only": a5_noisy_small_wrong_one_mean,
+        "scale far too large for the noise": a5_noisy_small_wrong_scale_far,
+    },
+    "rubric": [
+        (
+            "Argues that the noise moves each score by about beta sqrt(2 nu), so the "
+            "construction needs beta large (a big gap) and beta sqrt(nu) small at "
+            "once (1)"
+        )
+    ],
+}
+
+
+# --- ex-a5-noisy-large
+
+
+def a5_noisy_large_shape(c_one):
+    import numpy as np
+
+    assert c_one is not ... and np.ndim(c_one) == 2 and np.shape(c_one)[1] == 2, (
+        "one output (2,) per draw"
+    )
+    assert len(c_one) >= 1000, "at least 1000 draws"
+
+
+def a5_noisy_large_spread(c_one, vals, ia, ib, scale_beta):
+    import numpy as np
+    from scipy.stats import norm
+
+    c = np.asarray(c_one, dtype=float)
+    S = len(c)
+
+    # c = sig v_a + (1 - sig) v_b with sig = sigmoid(beta (gamma - 1)),
+    # gamma ~ N(1, 1/2)
+    def logit(p):
+        return np.log(p / (1 - p))
+
+    p_end = norm.cdf(-np.sqrt(2) * logit(1 - 0.05 / np.sqrt(2)) / scale_beta)
+    p_mid = 2 * norm.cdf(np.sqrt(2) * logit(0.5 + 0.05 / np.sqrt(2)) / scale_beta) - 1
+    for name, target, p in (("v_a", vals[ia], p_end), ("v_b", vals[ib], p_end)):
+        frac = np.mean(np.linalg.norm(c - target, axis=1) <= 0.05)
+        assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / S), (
+            f"share of outputs near {name}"
+        )
+    mid = np.mean(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.05)
+    assert mid <= p_mid + 5 * np.sqrt(p_mid * (1 - p_mid) / S), (
+        "share of outputs near the average"
+    )
+
+
+def a5_noisy_large_wrong_noise_free(keys_small, q_avg, vals):
+    from attnsig import heads
+
+    c_one, _ = heads.single_head_output(q_avg, keys_small, vals)
+    return {"c_one": c_one, "_": _}
+
+
+def a5_noisy_large_wrong_the_mean(c_one):
+    import numpy as np
+
+    c_one = np.tile(c_one.mean(axis=0), (len(c_one), 1))
+    return {"c_one": c_one}
+
+
+def a5_noisy_large_wrong_the_two(ia, ib, keys_noisy, means, scale_beta, vals):
+    import numpy as np
+
+    from attnsig import heads
+
+    c_one, _ = heads.multi_head_output(
+        np.stack([scale_beta * means[ia], scale_beta * means[ib]]), keys_noisy, vals
+    )
+    return {"c_one": c_one, "_": _}
+
+
+QUESTIONS["ex-a5-noisy-large"] = {
+    "points": 3,
+    "answer": ["c_one"],
+    "describe": (
+        "c_one: the outputs c of the single head with your query q_avg for "
+        "num_samples independent\n"
+        "draws of the keys with the noisy length of key a (array of shape "
+        "(num_samples, 2));\n"
+        "keysets.noisy_key_covariances and keysets.sample_keys draw such keys"
+    ),
+    "public": [a5_noisy_large_shape],
+    "hidden": [a5_noisy_large_spread],
+    "wrong": {
+        "noise-free keys": a5_noisy_large_wrong_noise_free,
+        "the mean output for every draw": a5_noisy_large_wrong_the_mean,
+        "the two-head layer": a5_noisy_large_wrong_the_two,
+    },
+    "rubric": [
+        (
+            "Describes two clusters: c near v_a in about half of the draws, near v_b "
+            "in the other half, almost never near the average (1)"
+        ),
+        (
+            "Explains the switch: c = sigmoid(beta (gamma - 1)) v_a + (1 - "
+            "sigmoid(beta (gamma - 1))) v_b with k_a = gamma mu_a, the side set by "
+            "the sign of gamma - 1 (1)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-two-heads
+
+
+def a5_two_heads_shape(q_two, means):
+    import numpy as np
+
+    assert q_two is not ... and np.shape(q_two) == (2, means.shape[1]), (
+        "shape (2, n_keys)"
+    )
+
+
+def a5_two_heads_average(q_two, means, ia, ib, vals, nu_small):
+    import numpy as np
+
+    rng = np.random.default_rng(37)
+    keys = means + np.sqrt(nu_small) * rng.normal(size=(2000,) + means.shape)
+    outs = []
+    for q in np.asarray(q_two, dtype=float):
+        s = keys @ q
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w /= w.sum(axis=-1, keepdims=True)
+        outs.append(w @ vals)
+    c = (outs[0] + outs[1]) / 2
+    assert np.all(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.01), (
+        "c should be the average"
+    )
+
+
+def a5_two_heads_wrong_both_heads(ia, means, scale_beta):
+    import numpy as np
+
+    q_two = np.stack([scale_beta * means[ia], scale_beta * means[ia]])
+    return {"q_two": q_two}
+
+
+def a5_two_heads_wrong_no_large(ia, ib, means):
+    import numpy as np
+
+    q_two = np.stack([means[ia], means[ib]])
+    return {"q_two": q_two}
+
+
+QUESTIONS["ex-a5-two-heads"] = {
+    "points": 1,
+    "answer": ["q_two"],
+    "describe": (
+        "q_two: the two queries, an array of shape (2, n_keys), row h = the "
+        "query of head h + 1"
+    ),
+    "public": [a5_two_heads_shape],
+    "hidden": [a5_two_heads_average],
+    "wrong": {
+        "both heads on key a": a5_two_heads_wrong_both_heads,
+        "no large scale": a5_two_heads_wrong_no_large,
+    },
+}
+
+
+# --- ex-a5-two-heads-noisy
+
+
+def a5_two_heads_noisy_shape(c_two):
+    import numpy as np
+
+    assert c_two is not ... and np.ndim(c_two) == 2 and np.shape(c_two)[1] == 2, (
+        "one output (2,) per draw"
+    )
+    assert len(c_two) >= 1000, "at least 1000 draws"
+
+
+def a5_two_heads_noisy_spread(c_two, vals, ia, ib, scale_beta):
+    import numpy as np
+    from scipy.stats import norm
+
+    c = np.asarray(c_two, dtype=float)
+    S = len(c)
+    # c = (c1 + v_b) / 2 is within 0.05 of the average when |c1 - v_a| <= 0.1, i.e. when
+    # head 1's gap beta gamma >= log(sqrt(10) / 0.1 - 3), gamma ~ N(1, 1/2)
+    g = np.log(np.sqrt(10) / 0.1 - 3) / scale_beta
+    p = norm.cdf(np.sqrt(2) * (1 - g))
+    frac = np.mean(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.05)
+    assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / S), (
+        "share of outputs near the average"
+    )
+
+
+def a5_two_heads_noisy_wrong_flipped_keys(c_two, ia, keys_noisy, means):
+    c_two = c_two[keys_noisy[:, ia] @ means[ia] >= 0]
+    return {"c_two": c_two}
+
+
+def a5_two_heads_noisy_wrong_noise_free(keys_small, q_two, vals):
+    from attnsig import heads
+
+    c_two, _ = heads.multi_head_output(q_two, keys_small, vals)
+    return {"c_two": c_two, "_": _}
+
+
+def a5_two_heads_noisy_wrong_one_head(keys_noisy, q_avg, vals):
+    from attnsig import heads
+
+    c_two, _ = heads.single_head_output(q_avg, keys_noisy, vals)
+    return {"c_two": c_two, "_": _}
+
+
+QUESTIONS["ex-a5-two-heads-noisy"] = {
+    "points": 3,
+    "answer": ["c_two"],
+    "describe": (
+        "c_two: the outputs c = (c1 + c2) / 2 of the two heads with your q_two "
+        "for num_samples independent\n"
+        "draws of the keys with the noisy length of key a (array of shape "
+        "(num_samples, 2));\n"
+        "keep every draw (none set aside)"
+    ),
+    "public": [a5_two_heads_noisy_shape],
+    "hidden": [a5_two_heads_noisy_spread],
+    "wrong": {
+        "flipped keys set aside": a5_two_heads_noisy_wrong_flipped_keys,
+        "noise-free keys": a5_two_heads_noisy_wrong_noise_free,
+        "one head with the pair query": a5_two_heads_noisy_wrong_one_head,
+    },
+    "rubric": [
+        (
+            "Explains why: the noisy length changes the size of head 1's winning gap "
+            "(beta gamma), not which key wins, and head 2 does not see it (1)"
+        ),
+        (
+            "Names the exception: a collapsed or flipped k_a (gamma near or below 0, "
+            "about 8% of the draws for gamma < 0) (1)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-kqv-identity
+
+
+def a5_kqv_identity_form(y2_limit, can_reach_u_b, X):
+    import numpy as np
+
+    assert y2_limit is not ... and np.shape(y2_limit) == (X.shape[1],), (
+        "a vector of shape (6,)"
+    )
+    assert isinstance(can_reach_u_b, (bool, np.bool_)), "can_reach_u_b: True or False"
+
+
+def a5_kqv_identity_answers(y2_limit, can_reach_u_b, u_a, beta):
+    import numpy as np
+
+    np.testing.assert_allclose(
+        np.asarray(y2_limit, dtype=float), u_a, rtol=0, atol=1e-6 * beta
+    )
+    assert isinstance(can_reach_u_b, (bool, np.bool_)) and not can_reach_u_b
+
+
+def a5_kqv_identity_wrong_adding_u():
+    can_reach_u_b = True
+    return {"can_reach_u_b": can_reach_u_b}
+
+
+def a5_kqv_identity_wrong_the_row(out):
+    y2_limit = out[0]
+    return {"y2_limit": y2_limit}
+
+
+def a5_kqv_identity_wrong_uniform_weights(X):
+    y2_limit = X.mean(axis=0)
+    return {"y2_limit": y2_limit}
+
+
+QUESTIONS["ex-a5-kqv-identity"] = {
+    "points": 3,
+    "answer": ["y2_limit", "can_reach_u_b"],
+    "describe": (
+        "y2_limit: the vector y_2 approximates for large beta (array of shape "
+        "(6,), e.g. from u_a, u_b, u_c, u_d);\n"
+        "can_reach_u_b: True if adding u_c or u_d to x_2 can bring y_2 close to "
+        "u_b, False if not"
+    ),
+    "public": [a5_kqv_identity_form],
+    "hidden": [a5_kqv_identity_answers],
+    "wrong": {
+        "adding u_d helps": a5_kqv_identity_wrong_adding_u,
+        "the row of y_1": a5_kqv_identity_wrong_the_row,
+        "uniform weights": a5_kqv_identity_wrong_uniform_weights,
+    },
+    "rubric": [
+        (
+            "Argues why not: without projections a token scores itself highest "
+            "(x_j.x_2' <= |x_2'|^2 for equal norms), so y_2 stays near x_2'; or the "
+            "bound |y_2 - u_b| >= beta/sqrt(2) for any weights (1)"
+        )
+    ],
+}
+
+
+# --- ex-a5-kqv-design
+
+
+def a5_kqv_design_shapes(W_K, W_Q, W_V, X):
+    import numpy as np
+
+    d = X.shape[1]
+    for name, m in (("W_K", W_K), ("W_Q", W_Q), ("W_V", W_V)):
+        assert m is not ... and np.shape(m) == (d, d), f"{name}: shape ({d}, {d})"
+
+
+def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, beta):
+    import numpy as np
+
+    Q, K, V = (X @ np.asarray(m, dtype=float) for m in (W_Q, W_K, W_V))
+    s = Q @ K.T  # rows = queries, unscaled
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    y = w @ V
+    assert np.linalg.norm(y[1] - u_b) <= 1e-3 * beta, "y_2 should be close to u_b"
+    assert np.linalg.norm(y[0] - (u_b - u_c)) <= 1e-3 * beta, (
+        "y_1 should be close to u_b - u_c"
+    )
+
+
+def a5_kqv_design_wrong_w_q(W_Q):
+    W_Q = W_Q.T
+    return {"W_Q": W_Q}
+
+
+def a5_kqv_design_wrong_no_projections():
+    import numpy as np
+
+    W_K = W_Q = W_V = np.eye(6)
+    return {"W_K": W_K, "W_Q": W_Q, "W_V": W_V}
+
+
+def a5_kqv_design_wrong_values_not():
+    import numpy as np
+
+    W_V = np.eye(6)
+    return {"W_V": W_V}
+
+
+QUESTIONS["ex-a5-kqv-design"] = {
+    "points": 4,
+    "answer": ["W_K", "W_Q", "W_V"],
+    "describe": (
+        "W_K, W_Q, W_V: the projection matrices, arrays of shape (6, 6) for the "
+        "sequence X above\n"
+        "(rows are tokens: queries X @ W_Q, keys X @ W_K, values X @ W_V; scores "
+        "unscaled)"
+    ),
+    "public": [a5_kqv_design_shapes],
+    "hidden": [a5_kqv_design_targets],
+    "wrong": {
+        "W_Q transposed": a5_kqv_design_wrong_w_q,
+        "no projections": a5_kqv_design_wrong_no_projections,
+        "values not projected": a5_kqv_design_wrong_values_not,
+    },
+}
+
+
+# --- ex-a5-synth
+
+
+QUESTIONS["ex-a5-synth"] = {
+    "points": 3,
+    "manual": True,
+    "kind": "proof",
+    "rubric": [
+        (
+            "Row i of the synthesized weights depends on x_i alone (a random "
+            "synthesizer's on nothing), with the reason: the ReLU, the products and "
+            "the softmax act row by row (1)"
+        ),
+        (
+            "A precise, testable consequence: e.g. on a content lookup over m cyclic "
+            "shifts the mean weight on the matching position is at most 1/m whatever "
+            "the parameters, while key-query-value attention puts almost all of it "
+            "there; code that checks it (1)"
+        ),
+        (
+            "The converse: a synthesizer expresses fixed positional patterns (attend "
+            "to the previous token) that key-query-value attention without "
+            "positions, being permutation equivariant, cannot (1)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-pretrain-why
+
+
+QUESTIONS["ex-a5-pretrain-why"] = {
+    "points": 1,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "The finetuning pairs contain no information about the test people's "
+            "birthplaces, so a model trained on them alone can only guess (answer "
+            "format, frequent places) (0.5)"
+        ),
+        (
+            "Pretraining stores the name-place associations of those people in the "
+            "weights; finetuning teaches the model to retrieve them (not just 'more "
+            "data' or 'transfer learning') (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-indeterminate
+
+
+QUESTIONS["ex-a5-indeterminate"] = {
+    "points": 1,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "Fabrications look exactly like facts (same form and confidence), so "
+            "users cannot calibrate their trust answer by answer (0.5)"
+        ),
+        (
+            "A second distinct reason, e.g. errors cannot be traced to a source or "
+            "corrected, or they follow regularities in the data and affect some "
+            "groups systematically (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-unseen-names
+
+
+QUESTIONS["ex-a5-unseen-names"] = {
+    "points": 1,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "A strategy: guess from surface features of the name (characters, "
+            "sub-word pieces, apparent origin) or fall back on frequent places; the "
+            "model always outputs some place (0.5)"
+        ),
+        (
+            "A concern: a stereotype presented as a fact, with confidence that does "
+            "not reflect the absence of knowledge (not a proposed fix) (0.5)"
+        ),
+    ],
+}
+
+
+# --- ex-a5-verdict
+
+
+QUESTIONS["ex-a5-verdict"] = {
+    "points": 3,
+    "verdicts": True,
+    "rubric": [
+        (
+            "Reads the garbled entries as the book does: 1/(2e^beta) as the weight "
+            "of a key outside the pair, the OCR's sqrt(a), sqrt(b) as c1 ~ v_a, c2 ~ "
+            "v_b, the label y_1 as y_2; says why (1)"
+        ),
+        (
+            "Points to a computation for each verdict that is not 'right' (the cells "
+            "of the chapter's exercises), and notes the parts the sheet leaves "
+            "unanswered (1(d)ii, the second half of 1(e)i, 1(e)ii) (1)"
+        ),
+    ],
+}

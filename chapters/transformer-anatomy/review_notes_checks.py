@@ -1,0 +1,300 @@
+"""The questions of review-notes.ipynb: its exercises, graded, by label.
+
+tools/assignments.py builds the otter assignment from them; its docstring and
+CONTRIBUTING.md describe the format.
+"""
+
+QUESTIONS: dict[str, dict] = {}
+
+
+# --- ex-tr-softmax-axis
+
+
+def tr_softmax_axis_shape(w_rows, scores):
+    import numpy as np
+
+    assert w_rows is not ... and np.shape(w_rows) == np.shape(scores), (
+        "one weight per score"
+    )
+    assert np.all(np.asarray(w_rows) >= 0), "weights are not negative"
+
+
+def tr_softmax_axis_rows(w_rows, scores):
+    import numpy as np
+
+    s = np.asarray(scores, dtype=float)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(
+        w_rows, e / e.sum(axis=-1, keepdims=True), rtol=1e-12, atol=1e-15
+    )
+
+
+def tr_softmax_axis_wrong_column_wise(scores):
+    from attnsig.attention import softmax
+
+    w_rows = softmax(scores, axis=1)
+    return {"w_rows": w_rows}
+
+
+def tr_softmax_axis_wrong_softmax_over(scores):
+    from attnsig.attention import softmax
+
+    w_rows = softmax(scores, axis=0)
+    return {"w_rows": w_rows}
+
+
+QUESTIONS["ex-tr-softmax-axis"] = {
+    "points": 2,
+    "answer": ["w_rows"],
+    "describe": (
+        "w_rows: the attention weights of `scores` (shape (b, l, l)), each "
+        "query's a distribution over the keys"
+    ),
+    "public": [tr_softmax_axis_shape],
+    "hidden": [tr_softmax_axis_rows],
+    "wrong": {
+        "column-wise softmax": tr_softmax_axis_wrong_column_wise,
+        "softmax over the batch": tr_softmax_axis_wrong_softmax_over,
+    },
+}
+
+
+# --- ex-tr-bilinear
+
+
+def tr_bilinear_callable(pair_score):
+    import numpy as np
+
+    assert callable(pair_score), "define pair_score as a function"
+    value = pair_score(np.ones(3), np.ones(3), np.eye(3), np.eye(3))
+    assert np.ndim(value) == 0, "a score is one number"
+
+
+def tr_bilinear_random_cases(pair_score):
+    import numpy as np
+
+    rng = np.random.default_rng(23)
+    for d in (2, 3, 5):
+        for _ in range(10):
+            x_i, x_j = rng.normal(size=(2, d))
+            Wq, Wk = rng.normal(size=(2, d, d))
+            expected = x_i @ Wq.T @ Wk @ x_j
+            np.testing.assert_allclose(
+                pair_score(x_i, x_j, Wq, Wk), expected, rtol=1e-10
+            )
+
+
+def tr_bilinear_wrong_query_and():
+    def pair_score(x_i, x_j, Wq, Wk):
+        return float((Wq @ x_j) @ (Wk @ x_i))
+
+    return {"pair_score": pair_score}
+
+
+def tr_bilinear_wrong_softmax_of():
+    def pair_score(x_i, x_j, Wq, Wk):
+        return 1.0
+
+    return {"pair_score": pair_score}
+
+
+QUESTIONS["ex-tr-bilinear"] = {
+    "points": 2,
+    "answer": ["pair_score"],
+    "describe": (
+        "pair_score(x_i, x_j, Wq, Wk): the score of query x_i against key x_j "
+        "(vectors of shape (d,))"
+    ),
+    "public": [tr_bilinear_callable],
+    "hidden": [tr_bilinear_random_cases],
+    "wrong": {
+        "query and key swapped": tr_bilinear_wrong_query_and,
+        "softmax of the single score": tr_bilinear_wrong_softmax_of,
+    },
+}
+
+
+# --- ex-tr-scaling
+
+
+def tr_scaling_form(protects_against):
+    assert protects_against in ("vanishing", "exploding"), (
+        'answer "vanishing" or "exploding"'
+    )
+
+
+def tr_scaling_verdict(protects_against):
+    assert protects_against == "vanishing"
+
+
+def tr_scaling_wrong_the_notes():
+    protects_against = "exploding"
+    return {"protects_against": protects_against}
+
+
+QUESTIONS["ex-tr-scaling"] = {
+    "points": 1,
+    "answer": ["protects_against"],
+    "describe": (
+        'protects_against: "vanishing" or "exploding", the gradients the scaling '
+        "protects against"
+    ),
+    "public": [tr_scaling_form],
+    "hidden": [tr_scaling_verdict],
+    "wrong": {"the notes' verdict": tr_scaling_wrong_the_notes},
+}
+
+
+# --- ex-tr-heads-vs-layers
+
+
+QUESTIONS["ex-tr-heads-vs-layers"] = {
+    "points": 3,
+    "manual": True,
+    "kind": "explanation",
+    "rubric": [
+        (
+            "Heads run in parallel on the same input and meet only in the output "
+            "projection; layers run in sequence on the previous layer's output (1)"
+        ),
+        (
+            "Something stacked layers can do and one layer of heads cannot (compose "
+            "patterns), and something one multi-head layer does in one step (gather "
+            "from several positions into separate features) with the same parameter "
+            "count (1)"
+        ),
+        (
+            "A code check of one difference, e.g. changing head 2 leaves head 1's "
+            "pattern unchanged while changing layer 1 changes layer 2's (1)"
+        ),
+    ],
+}
+
+
+# --- ex-tr-causal
+
+
+def tr_causal_shapes(torch_bool_mask, additive, T):
+    import numpy as np
+
+    assert np.shape(torch_bool_mask) == (T, T) and np.shape(additive) == (T, T), (
+        "(T, T) masks"
+    )
+    assert np.asarray(torch_bool_mask).dtype == bool, "a boolean mask"
+
+
+def tr_causal_masks(torch_bool_mask, additive, T):
+    import numpy as np
+
+    future = np.triu(np.ones((T, T), dtype=bool), k=1)
+    assert np.array_equal(torch_bool_mask, future), "True = may not attend"
+    additive_ = np.asarray(additive, dtype=float)
+    assert np.all(additive_[~future] == 0) and np.all(additive_[future] == -np.inf)
+
+
+def tr_causal_wrong_0_1(T):
+    from attnsig.attention import causal_mask
+
+    additive = causal_mask(T).astype(float)
+    return {"additive": additive}
+
+
+def tr_causal_wrong_attnsig_s(T):
+    from attnsig.attention import causal_mask
+
+    torch_bool_mask = causal_mask(T)
+    return {"torch_bool_mask": torch_bool_mask}
+
+
+QUESTIONS["ex-tr-causal"] = {
+    "points": 2,
+    "answer": ["torch_bool_mask", "additive"],
+    "describe": (
+        "for T tokens: torch_bool_mask, the causal attn_mask of "
+        "torch.nn.MultiheadAttention (boolean);\n"
+        "additive, the float mask added to the scores"
+    ),
+    "public": [tr_causal_shapes],
+    "hidden": [tr_causal_masks],
+    "wrong": {
+        "0/1 added to the scores": tr_causal_wrong_0_1,
+        "attnsig's convention": tr_causal_wrong_attnsig_s,
+    },
+}
+
+
+# --- ex-tr-dropout
+
+
+def tr_dropout_form(row, dropped, sums_to_one):
+    import numpy as np
+
+    assert np.ndim(row) == 1 and abs(np.sum(row) - 1) < 1e-9, "row: one row of weights"
+    assert np.ndim(dropped) == 2 and np.shape(dropped)[1] == len(row), (
+        "dropped: (n, len(row))"
+    )
+    assert len(dropped) >= 10000, "at least 10000 samples"
+    assert sums_to_one in (True, False), "sums_to_one: True or False"
+
+
+def tr_dropout_dropout(row, dropped, sums_to_one):
+    import numpy as np
+
+    p, d, w = 0.1, np.asarray(dropped, dtype=float), np.asarray(row, dtype=float)
+    assert sums_to_one is False
+    # Every entry is dropped (0) or kept and scaled up by 1 / (1 - p).
+    kept = np.isclose(d, w / (1 - p), rtol=1e-12, atol=0)
+    assert np.all(kept | (d == 0))
+    n = len(d)
+    # The drop rate is p, within 5 standard errors; the mean is the row (unbiased).
+    assert abs((d == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / d.size)
+    se = w * np.sqrt(p / (1 - p)) / np.sqrt(n)
+    assert np.all(np.abs(d.mean(axis=0) - w) < 5 * se)
+
+
+def tr_dropout_wrong_not_rescaled(keep, row):
+    dropped = keep * row
+    return {"dropped": dropped}
+
+
+def tr_dropout_wrong_renormalised_rows(dropped):
+    dropped = dropped / dropped.sum(axis=1, keepdims=True)
+    sums_to_one = True
+    return {"dropped": dropped, "sums_to_one": sums_to_one}
+
+
+QUESTIONS["ex-tr-dropout"] = {
+    "points": 2,
+    "answer": ["row", "dropped", "sums_to_one"],
+    "describe": (
+        "row: a row of attention weights; dropped: (n, len(row)) samples of "
+        "inverted dropout\n"
+        "of row with p = 0.1, n >= 10000; sums_to_one: do the dropped rows still "
+        "sum to one?"
+    ),
+    "public": [tr_dropout_form],
+    "hidden": [tr_dropout_dropout],
+    "wrong": {
+        "not rescaled": tr_dropout_wrong_not_rescaled,
+        "renormalised rows": tr_dropout_wrong_renormalised_rows,
+    },
+}
+
+
+# --- ex-tr-verdict
+
+
+QUESTIONS["ex-tr-verdict"] = {
+    "points": 3,
+    "verdicts": True,
+    "rubric": [
+        (
+            "Written part: reads the garbled formulas and shapes as the book does: "
+            "(d,1),(d,d),(d,1); q_i^T k_j / sqrt(d_k); x_2^T W_Q W_K^T x_3 (1)"
+        ),
+        (
+            "Written part: points to a computation (an exercise of the chapter) for "
+            "every verdict that is not 'right' (1)"
+        ),
+    ],
+}

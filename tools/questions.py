@@ -1,0 +1,322 @@
+"""How each exercise of a chapter is graded: the questions of its checks file.
+
+A chapter notebook `chapters/<part>/<name>.ipynb` is graded by the Python file beside
+it, `chapters/<part>/<name with _ for ->_checks.py` (`checks_path`). That file defines
+`QUESTIONS`, a dict from an exercise's label (the `:label:` of its `{exercise}`
+directive, which its `{solution-start}` names too) to the question's spec; the format
+is described in `tools/assignments.py`, which builds the otter assignments from it.
+
+Checks are plain functions of the answers they judge, looked up by argument name, so
+that further arguments (a student's variant parameters, say) can join the answers
+without another format.
+
+This module reads the specs and matches them with the notebook's gated solutions. It
+imports no other tool but `tools.book` and `tools.nbtools`, so that
+`tools.student_edition` (the exercise map) and `tools.assignments` can both use it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+from tools.book import ROOT, chapter_notebooks
+from tools.nbtools import _assigned_names, _parse
+
+CHECKS_SUFFIX = "_checks.py"
+# The verdicts a student gives a sheet's claim (the chapters' verdict tables use them).
+VERDICTS = ("right", "right with a caveat", "wrong", "garbled", "unverifiable")
+# What each of the book's verdicts accepts from a student: a garbled formula read
+# literally is wrong, and a claim the book cannot verify may be taken on trust.
+ACCEPTS = {
+    "right": ("right", "right with a caveat"),
+    "right with a caveat": ("right", "right with a caveat"),
+    "wrong": ("wrong",),
+    "garbled": ("garbled", "wrong"),
+    "unverifiable": ("unverifiable", "right", "right with a caveat"),
+}
+FLAGGED = ("wrong", "garbled")
+KINDS = ("proof", "explanation", "figure", "computable")
+COVERAGE = 0.75
+# The keys a question's spec may have (tools/assignments.py describes them).
+SPEC_KEYS = {
+    "points", "answer", "describe", "public", "hidden", "wrong", "rubric", "manual",
+    "kind", "verdicts",
+}  # fmt: skip
+_START = re.compile(r"```+\{solution-start\}\s*(\S+)")
+_EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
+_END = re.compile(r"```+\{solution-end\}")
+
+
+def checks_path(notebook: Path) -> Path:
+    """The checks file of a chapter notebook: beside it, named after it."""
+    notebook = Path(notebook)
+    return notebook.with_name(notebook.stem.replace("-", "_") + CHECKS_SUFFIX)
+
+
+def load_checks(notebook: Path) -> dict[str, dict] | None:
+    """The `QUESTIONS` of a notebook's checks file; None if it has none."""
+    path = checks_path(notebook)
+    if not path.exists():
+        return None
+    name = "chapter_checks_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = getattr(module, "QUESTIONS", None)
+    if not isinstance(found, dict):
+        raise ValueError(f"{path.name}: expected a dict QUESTIONS, got {found!r}")
+    for label, q in found.items():
+        extra = set(q) - SPEC_KEYS
+        if extra:
+            raise ValueError(f"{path.name}, {label}: unknown keys {sorted(extra)}")
+    return found
+
+
+def is_annotated(notebook: Path) -> bool:
+    """Whether a chapter has grading checks (a chapter without is no assignment)."""
+    return checks_path(notebook).exists()
+
+
+# --- Checks as source: what otter runs in the student's notebook
+
+
+def check_source(function) -> str:
+    """A check function's source, to stand alone in an otter test file.
+
+    A check imports what it needs in its body and takes the notebook's names it
+    reads as arguments (otter's exception-based tests look them up by name).
+    """
+    return textwrap.dedent(inspect.getsource(function)).strip() + "\n"
+
+
+def mistake_cell(function) -> str:
+    """A code cell that turns the solution's answer into a typical mistake.
+
+    `function` takes notebook names (by argument name) and returns a dict of the
+    answer names it changes; the cell defines it, calls it on the notebook's names
+    and rebinds those names.
+    """
+    args = ", ".join(inspect.signature(function).parameters)
+    return (
+        check_source(function) + f"\n\nglobals().update({function.__name__}({args}))\n"
+    )
+
+
+def _spec(raw: dict, label: str) -> dict:
+    """The question's spec with its checks as source text (as otter wants them)."""
+    spec = dict(raw)
+    for kind in ("public", "hidden"):
+        if kind in spec:
+            spec[kind] = [check_source(f) for f in spec[kind]]
+    if "wrong" in spec:
+        spec["wrong"] = {k: mistake_cell(f) for k, f in spec["wrong"].items()}
+    for kind in ("public", "hidden", "wrong"):
+        if raw.get("verdicts") and kind in raw:
+            raise ValueError(f"{label}: a verdict question is checked by its table")
+    return spec
+
+
+def _answer_cell(nb, start: int, stop: int, names: list[str], label: str) -> int:
+    """The solution cell that computes the answer: the last one binding an answer."""
+    found = None
+    for j in range(start, stop):
+        cell = nb.cells[j]
+        if cell.cell_type != "code":
+            continue
+        tree = _parse(cell.source)
+        if tree is not None and set(names) & _assigned_names(tree):
+            found = j
+    if found is None:
+        raise ValueError(f"{label}: no solution cell binds any of {names}")
+    return found
+
+
+def questions(notebook: Path, nb=None) -> list[dict]:
+    """Every exercise of a notebook with its solution block and grading spec.
+
+    Returns dicts with keys `label`, `name` (otter question name), `exercise` (index of
+    the exercise cell), `start`, `stop` (the solution block, stop exclusive), `spec`
+    (None for an exercise without a question; public and hidden checks as source
+    text, typical mistakes as code cells), `answer_cell` (index of the solution code
+    cell that computes the answer, None for a question graded by hand) and `claims`
+    (a verdict question's (claim, verdict) rows). `nb`: the notebook, if read already.
+    """
+    notebook = Path(notebook)
+    if nb is None:
+        nb = nbformat.read(notebook, as_version=4)
+    specs = load_checks(notebook) or {}
+    exercises = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and (m := _EXERCISE.search(cell.source)):
+            exercises[m.group(1)] = i
+    found = []
+    i = 0
+    while i < len(nb.cells):
+        m = (
+            _START.search(nb.cells[i].source)
+            if nb.cells[i].cell_type == "markdown"
+            else None
+        )
+        if not m:
+            i += 1
+            continue
+        start, stop = i, i + 1
+        while stop < len(nb.cells) and not _END.search(nb.cells[stop].source):
+            stop += 1
+        stop += 1  # the solution-end cell belongs to the block
+        label = m.group(1)
+        raw, spec, answer_cell, claims = specs.get(label), None, None, None
+        if raw is not None:
+            spec = _spec(raw, label)
+            if raw.get("verdicts"):
+                answer_cell, claims = verdict_table(nb.cells[start:stop], label)
+                answer_cell += start
+                spec = verdict_spec(spec, claims)
+            elif not raw.get("manual"):
+                answer_cell = _answer_cell(nb, start, stop, raw["answer"], label)
+        found.append(
+            {
+                "label": label,
+                "name": re.sub(r"\W", "_", label.removeprefix("ex-")),
+                "exercise": exercises.get(label),
+                "start": start,
+                "stop": stop,
+                "spec": spec,
+                "answer_cell": answer_cell,
+                "claims": claims,
+            }
+        )
+        i = stop
+    unknown = sorted(set(specs) - {q["label"] for q in found})
+    if unknown:
+        raise ValueError(
+            f"{checks_path(notebook).name}: questions for {unknown}, which "
+            f"{notebook.name} does not solve"
+        )
+    return found
+
+
+def coverage(qs: list[dict]) -> tuple[int, int]:
+    """(auto-checked, with a computable answer) among a chapter's questions."""
+    auto = sum(q["answer_cell"] is not None for q in qs)
+    by_hand = sum(
+        q["answer_cell"] is None and (q["spec"] or {}).get("kind") == "computable"
+        for q in qs
+    )
+    return auto, auto + by_hand
+
+
+def how_graded(root: Path = ROOT) -> dict[str, str]:
+    """How each exercise is graded in its chapter's assignment, by label."""
+    found = {}
+    for path in chapter_notebooks(root):
+        for q in questions(path):
+            spec = q["spec"] or {}
+            if q["claims"]:
+                found[q["label"]] = "checks per claim"
+            elif q["answer_cell"] is not None:
+                found[q["label"]] = "checks" + (
+                    " + rubric" if spec.get("rubric") else ""
+                )
+            elif spec.get("manual"):
+                found[q["label"]] = f"rubric ({spec.get('kind', 'proof')})"
+    return found
+
+
+def rubric_points(items: list[str]) -> float:
+    """The points of a rubric: each item ends with its points, "... (0.5)"."""
+    found = [re.search(r"\((\d+(?:\.\d+)?)\)$", item.strip()) for item in items]
+    missing = [item for item, m in zip(items, found, strict=True) if m is None]
+    if missing:
+        raise ValueError(f"a rubric item should end with its points: {missing[0]!r}")
+    return sum(float(m.group(1)) for m in found)
+
+
+# --- Verdict tables
+
+
+def _row(line: str) -> list[str]:
+    """The cells of a Markdown table row (a `\\|` inside a cell is no separator)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def verdict_of(text: str) -> str:
+    """The verdict a table cell starts with ("right with a caveat: ..." -> that)."""
+    low = text.lower().lstrip("*_ ")
+    for verdict in sorted(VERDICTS, key=len, reverse=True):
+        if re.match(re.escape(verdict) + r"\b", low):
+            return verdict
+    raise ValueError(
+        f"a verdict cell should start with one of {VERDICTS}, got {text[:60]!r}"
+    )
+
+
+def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
+    """The index (within `cells`) of the verdict table and its (claim, verdict) rows."""
+    for k, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        rows = [line for line in cell.source.splitlines() if line.startswith("|")]
+        if len(rows) < 3:
+            continue
+        header = [h.lower() for h in _row(rows[0])]
+        where = [i for i, h in enumerate(header) if "verdict" in h]
+        if not where or where[0] == 0:
+            continue
+        v = where[0]
+        claims = []
+        for line in rows[2:]:
+            row = _row(line)
+            if len(row) != len(header):
+                raise ValueError(
+                    f"{label}: a row of the verdict table has {len(row)} cells, the "
+                    f"header {len(header)}: {line[:80]!r}"
+                )
+            claim = row[v - 1]
+            if v >= 2 and row[0]:  # a part or question column first
+                claim = f"{row[0]}: {claim}"
+            claims.append((claim, verdict_of(row[v])))
+        return k, claims
+    raise ValueError(f"{label}: no table with a verdict column in its solution")
+
+
+def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
+    """A verdict exercise's full question: stub, checks and typical mistakes."""
+    n = len(claims)
+    key = {i + 1: verdict for i, (_, verdict) in enumerate(claims)}
+    public = (
+        "def test_form(verdicts):\n"
+        f"    allowed = {VERDICTS!r}\n"
+        "    assert isinstance(verdicts, dict), "
+        "'verdicts: a dict, claim number -> verdict'\n"
+        f"    assert sorted(verdicts) == list(range(1, {n + 1})), "
+        f"'one verdict for each claim, numbered 1 to {n}'\n"
+        "    bad = sorted(k for k, v in verdicts.items() if v not in allowed)\n"
+        "    assert not bad, f'claims {bad}: answer one of {allowed}'"
+    )
+    hidden = [
+        f"def test_claim_{i}(verdicts):\n"
+        f"    assert verdicts.get({i}) in {ACCEPTS[verdict]!r}"
+        for i, verdict in key.items()
+    ]
+    wrong = {}
+    if any(v in FLAGGED for v in key.values()):
+        wrong["trusting the sheet"] = "verdicts = {k: 'right' for k in verdicts}"
+    if any("wrong" not in ACCEPTS[v] for v in key.values()):
+        wrong["rejecting every claim"] = "verdicts = {k: 'wrong' for k in verdicts}"
+    describe = (
+        f"verdicts: a dict, claim number (1 to {n}, as listed above) -> one of\n"
+        + ", ".join(f'"{v}"' for v in VERDICTS)
+    )
+    full = dict(spec)
+    full.update(
+        answer=["verdicts"], describe=describe, public=[public], hidden=hidden,
+        wrong=wrong, key=key, partial=True,
+    )  # fmt: skip
+    return full
