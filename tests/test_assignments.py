@@ -312,7 +312,7 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
     text = (c["subs"] / "graded" / "feedback" / "student.md").read_text()
     assert grading.NOT_ANSWERED in text and "ellipsis" not in text.lower()
     wrong = (c["subs"] / "graded" / "feedback" / "mistakes-0.md").read_text()
-    assert "| abh_q3a | 0 / 3 |" in wrong
+    assert "| abh_q3a | 0 / 3 | Q, K, V or S differ from the exact products" in wrong
     assert "Mismatched elements" not in wrong and "array(" not in wrong
     log = (c["subs"] / "graded" / "log" / "mistakes-0.log").read_text()
     assert "failed" in log
@@ -354,6 +354,14 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     assert rows["solution"]["points"] == pytest.approx(auto + hand)
     assert rows["student"]["points"] == 0 and rows["absent"]["note"] == "no submission"
     assert list(csv.DictReader((tmp_path / "grades.csv").open()))[0]["name"] == "A"
+
+
+def test_hidden_checks_carry_hints(graded):
+    """Each hidden check has a hint (its docstring), which the feedback shows when it
+    fails; a verdict claim's check is named after its claim."""
+    for q in graded["qs"]:
+        for source in (q["spec"] or {}).get("hidden", []) if not q["claims"] else []:
+            assert grading.hint_of(source), f"{q['label']}: a hidden check has no hint"
 
 
 def test_regrading_uses_the_cache(batch):

@@ -195,6 +195,8 @@ def _test_cell(source: str, hidden: bool):
     if not hidden:  # a public check tests the form only, and says so
         config += f"\nsuccess_message: {grading.FORM_OK}"
         source = grading.guard_unanswered(source)
+    elif hint := grading.hint_of(source):  # a hidden check's docstring: its hint
+        config += f"\nfailure_message: {json.dumps(hint)}"
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 

@@ -268,6 +268,16 @@ def guard_unanswered(source: str) -> str:
     return source[: m.end()] + guard + source[m.end() :]
 
 
+def hint_of(source: str) -> str | None:
+    """A check's hint: the first paragraph of its docstring, which says what is wrong
+    when it fails, never the expected value (quotes made single for otter)."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(source).body[0]) if source.strip() else None
+    first = " ".join(doc.split("\n\n")[0].split()) if doc else ""
+    return first.replace('"', "'").replace("\\", "/") or None
+
+
 def read_reply(data: bytes):
     return _Answers(io.BytesIO(data)).load()
 
