@@ -41,11 +41,8 @@ from tools import assignments, grading, nbtools  # noqa: E402
 # Every chapter with a worked solution is an assignment (ATTNSIG_TEST_CHAPTERS, a comma
 # list, narrows the run while working on some of them).
 ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
-ANNOTATED = [
-    p
-    for p in assignments.chapters()
-    if assignments.questions(p) and (not ONLY or p.stem in ONLY)
-]
+ALL = [p for p in assignments.chapters() if assignments.questions(p)]
+ANNOTATED = [p for p in ALL if not ONLY or p.stem in ONLY]
 
 
 def _with_mistakes(solution, auto: dict, k: int):
@@ -68,9 +65,10 @@ def _with_mistakes(solution, auto: dict, k: int):
 # In these chapters the batch also holds a notebook that never finishes and a truncated
 # upload (a broken LMS download); in scaled-dot-product, two that try to cheat.
 HARD = ("scaled-dot-product", "attention-bounds", "signatures")
-# Seconds per notebook in the test batch: a solution runs in under 20 s on a loaded
-# 2-core machine, and each hanging notebook costs this much of one worker.
-TEST_TIMEOUT = float(os.environ.get("ATTNSIG_TEST_GRADE_TIMEOUT", 60))
+# Seconds per notebook in the test batch: a solution runs in well under a minute even
+# on a loaded 2-core machine. The hanging notebooks sleep, so the pool gets a worker
+# more for each: they wait out the limit beside the others, not in their place.
+TEST_TIMEOUT = float(os.environ.get("ATTNSIG_TEST_GRADE_TIMEOUT", 90))
 HANG = "import time\n\nwhile True:  # a student's endless loop\n    time.sleep(1)"
 REWRITE_TESTS = """import glob
 
@@ -142,10 +140,11 @@ def batch(tmp_path_factory):
             sorted(c["subs"].glob("*.ipynb")),
             c["subs"] / "graded",
         )
-        for c in prepared.values()
+        for c in sorted(prepared.values(), key=lambda c: c["dest"].name not in HARD)
     }
     start = time.monotonic()
-    tables = grading.grade_many(work, timeout=TEST_TIMEOUT)
+    jobs = (os.cpu_count() or 1) + len(HARD)
+    tables = grading.grade_many(work, jobs=jobs, timeout=TEST_TIMEOUT)
     for c in prepared.values():
         zip_path = c["dest"] / "autograder" / "autograder.zip"
         grading.write_table(tables[zip_path], c["subs"] / "graded" / "scores.csv")
@@ -379,7 +378,7 @@ def test_regrading_uses_the_cache(batch):
 
 def test_batch_time(batch):
     """The whole grading step stays within the test budget (ISSUE 22/23)."""
-    assert batch["seconds"] < 300, f"grading took {batch['seconds']:.0f} s"
+    assert batch["seconds"] < 240, f"grading took {batch['seconds']:.0f} s"
 
 
 def test_solution_full_points(graded):
@@ -443,7 +442,7 @@ def test_checks_files_name_solved_exercises(tmp_path):
     """A question for an exercise the notebook does not solve (a renamed label) is an
     error, not a question silently dropped; so is an answer no solution cell binds.
     """
-    path = next(p for p in ANNOTATED if p.stem == "tour")
+    path = next(p for p in ALL if p.stem == "tour")
     shutil.copy(path, tmp_path / "tour.ipynb")
     checks = assignments.checks_path(path).read_text()
     target = assignments.checks_path(tmp_path / "tour.ipynb")
@@ -498,7 +497,7 @@ def test_colab_fetches_the_public_checks(tmp_path, monkeypatch):
 
     from tools import publish
 
-    path = next(p for p in ANNOTATED if p.stem == "tour")
+    path = next(p for p in ALL if p.stem == "tour")
     dest = assignments.build_one(path, tmp_path / "out")
     student = nbformat.read(dest / "student" / "tour.ipynb", as_version=4)
     setup = next(c.source for c in student.cells if "otter.Notebook" in c.source)

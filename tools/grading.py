@@ -103,7 +103,7 @@ exec "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
 # with the kernel's pickled reply, base64-encoded, one line on stdout.
 _RUNNER = r"""
 import json, os, sys, base64, time, nbformat
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 reply_to = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
@@ -119,7 +119,8 @@ def send(**message):
 
 nb = nbformat.read("submission.ipynb", as_version=4)
 # Unix sockets, not TCP: the sandbox has no network, not even a loopback.
-km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.abspath("kernel"))
+ipc = os.path.abspath("kernel")
+km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=ipc)
 client = Client(nb, km=km, timeout=None, allow_errors=True,
                 resources={"metadata": {"path": os.getcwd()}})
 ASK = '''
