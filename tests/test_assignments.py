@@ -68,7 +68,7 @@ HARD = ("scaled-dot-product", "attention-bounds", "signatures")
 # Seconds per notebook in the test batch: a solution runs in well under a minute even
 # on a loaded 2-core machine. The hanging notebooks sleep, so the pool gets a worker
 # more for each: they wait out the limit beside the others, not in their place.
-TEST_TIMEOUT = float(os.environ.get("ATTNSIG_TEST_GRADE_TIMEOUT", 90))
+TEST_TIMEOUT = float(os.environ.get("ATTNSIG_TEST_GRADE_TIMEOUT", 150))
 HANG = "import time\n\nwhile True:  # a student's endless loop\n    time.sleep(1)"
 REWRITE_TESTS = """import glob
 
