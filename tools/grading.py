@@ -332,7 +332,9 @@ class Session:
         return self.values[name]
 
     def call(self, name, *args, **kwargs):
-        payload = base64.b64encode(pickle.dumps((args, kwargs))).decode()
+        import dill  # a check may pass a function (a lambda) to the answer
+
+        payload = base64.b64encode(dill.dumps((args, kwargs), recurse=True)).decode()
         reply = self.ask("call", name, payload)
         if isinstance(reply, tuple) and reply and reply[0] == "value":
             return reply[1]
