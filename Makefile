@@ -19,6 +19,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python -m tools.handout full-html
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 # Each chapter notebook is executed once per BLAS kernel: nbval on this CPU's own OpenBLAS kernel,
@@ -32,6 +33,7 @@ test: $(TEST_STAMP)
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
 	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
 	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
+	$(BIN)/python -m tools.handout full-html
 	$(BIN)/python -m tools.student_edition build
 	$(BIN)/python -m tools.student_edition check
 	$(MAKE) --no-print-directory browser

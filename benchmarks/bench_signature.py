@@ -2,11 +2,11 @@
 pysiglib.
 
 Run from the repository root (peers are optional; a missing one is reported and left
-out):
+out)::
 
-    .venv/bin/pip install setuptools && .venv/bin/pip install --no-build-isolation
-    iisignature .venv/bin/pip install pysiglib            # after the CPU build of torch
-    is installed .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
+    .venv/bin/pip install --no-build-isolation iisignature
+    .venv/bin/pip install pysiglib  # after the CPU build of torch is installed
+    .venv/bin/python benchmarks/bench_signature.py [--rounds 21] [--more]
 
 attnsig is timed twice: with its compiled numba kernels (the default when numba is
 installed) and with its NumPy fallback (forced per call through
@@ -16,11 +16,15 @@ Method: every library runs with one thread (OMP/OpenBLAS/MKL threads set to 1 be
 NumPy is imported, ``torch.set_num_threads(1)``, pysiglib with ``n_jobs=1``). In each
 round every library computes the same signature once (short cases repeat the call to
 fill ~20 ms and report the mean per call); the rounds interleave the libraries so that
-slow phases of a shared machine hit all of them alike. The table gives the median over
+slow phases of a shared machine hit all of them alike, in an order rotated every round.
+The table gives the median over
 rounds of the process CPU time (robust to other processes competing for the cores) and
 of the wall time, and the median over rounds of the per-round ratio attnsig / peer.
-Before timing, each peer's output is checked against attnsig's. The compiled kernels are
-compiled (or loaded from numba's cache) by the warm-up call, not timed.
+Before timing, every attnsig backend is checked against its reference and against each
+peer to 1e-12 (relative to the largest entry). The compiled kernels are compiled (or
+loaded from numba's cache) by the warm-up call, not timed. A summary gives the ratios
+the project holds itself to: attnsig (numba) / each peer and attnsig (NumPy) / attnsig
+(numba).
 """
 
 from __future__ import annotations
@@ -165,6 +169,11 @@ def cases(more: bool) -> list[Case]:
             rng.standard_normal((1000, 2)).cumsum(axis=0),
             6,
         ),
+        (
+            "batch of 100 paths, L=200, d=5, depth 5",
+            rng.standard_normal((100, 200, 5)).cumsum(axis=1),
+            5,
+        ),
     ]
     if more:
         chosen += [
@@ -203,6 +212,15 @@ def check_agreement(path: np.ndarray, depth: int, peers: dict) -> list[str]:
         notes.append(
             f"|attnsig - {name}| / max|S| = {np.max(np.abs(ours - theirs)) / scale:.1e}"
         )
+        # Time nothing that disagrees: every backend against every peer, to 1e-12.
+        for backend_name, backend in attnsig_backends().items():
+            np.testing.assert_allclose(
+                backend(path, depth),
+                theirs,
+                rtol=1e-12,
+                atol=1e-12 * scale,
+                err_msg=f"{backend_name} against {name}",
+            )
     return notes
 
 
@@ -212,10 +230,8 @@ def time_interleaved(
     """Per-round (CPU, wall) seconds per call for each function, the functions
     interleaved."""
     warm = {}
-    for (
-        name,
-        function,
-    ) in functions.items():  # warm up and choose repetitions for ~20 ms samples
+    for name, function in functions.items():  # warm up, then ~20 ms samples
+        function(path, depth)
         start = time.perf_counter()
         function(path, depth)
         warm[name] = time.perf_counter() - start
@@ -225,8 +241,11 @@ def time_interleaved(
     results = {
         name: {"cpu": np.empty(rounds), "wall": np.empty(rounds)} for name in functions
     }
+    names = list(functions)
     for round_index in range(rounds):
-        for name, function in functions.items():
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            function = functions[name]
             cpu, wall = time.process_time(), time.perf_counter()
             for _ in range(reps[name]):
                 function(path, depth)
@@ -235,6 +254,20 @@ def time_interleaved(
                 name
             ]
     return results
+
+
+def summarise(description: str, results: dict) -> str:
+    """The ratios the project holds itself to, for one case (CPU time)."""
+
+    def ratio(ours: str, theirs: str) -> str:
+        if ours not in results or theirs not in results:
+            return f"{ours} / {theirs}: not measured"
+        value = np.median(results[ours]["cpu"] / results[theirs]["cpu"])
+        return f"{ours} / {theirs} = {value:.2f}"
+
+    pairs = [("attnsig (numba)", peer) for peer in ("pysiglib", "iisignature")]
+    pairs.append(("attnsig (NumPy)", "attnsig (numba)"))
+    return f"{description}: " + "; ".join(ratio(*pair) for pair in pairs)
 
 
 def main() -> None:
@@ -272,12 +305,13 @@ def main() -> None:
     )
     print(header)
     print("| --- | --- | ---: | ---: |" + " ---: |" * len(backends))
-    notes = []
+    notes, summary = [], []
     for description, path, depth in cases(args.more):
         notes.append(
             f"{description}: " + "; ".join(check_agreement(path, depth, peers))
         )
         results = time_interleaved(path, depth, functions, args.rounds)
+        summary.append(summarise(description, results))
         for name, times in results.items():
             ratios = []
             for ours in backends:
@@ -292,6 +326,9 @@ def main() -> None:
                 f"| {description} | {name} | {np.median(times['cpu']) * 1e3:.3f} | "
                 f"{np.median(times['wall']) * 1e3:.3f} | " + " | ".join(ratios) + " |"
             )
+    print("\nSummary (median of per-round CPU-time ratios; below 1: attnsig faster):\n")
+    for line in summary:
+        print(f"- {line}")
     print("\nAgreement (max difference relative to the largest entry):\n")
     for note in notes:
         print(f"- {note}")

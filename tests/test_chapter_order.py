@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 KNOWN_FORWARD_REFERENCES = {
     # "The sequel" pointers in the headers.
     ("rnn-mlp-attention", "chapters/attention-by-hand/scaled-dot-product"): 1,
-    ("review-notes", "chapters/transformer-anatomy/cs224n-a5"): 1,
     ("associative-recall", "chapters/memory/signatures"): 3,
     # one-head now comes before cs224n-a5 (issue 21), which leaned on its theorems;
     # one pointer back to the CS224N chapter remains.

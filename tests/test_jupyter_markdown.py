@@ -225,6 +225,12 @@ def test_other_directives_keep_their_body():
     assert convert("```{math}\nx^2\n```") == "$$\nx^2\n$$"
 
 
+def test_figure_keeps_its_number_and_caption():
+    source = "```{figure} /_static/x.png\n:name: fig-abh-dependency\n\nMaps.\n```"
+    assert convert(source) == "*Figure 3.1.* Maps."
+    assert convert(source.replace("fig-abh-dependency", "fig-unknown")) == "Maps."
+
+
 def test_math_passes_through():
     source = (
         "Let $a_{ij}$ and\n\n$$\n"

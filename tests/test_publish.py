@@ -25,7 +25,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-from tools import blas_kernels, lock, nbtools, publish  # noqa: E402
+from tools import blas_kernels, handout, lock, nbtools, publish  # noqa: E402
+from tools.student_edition import chapter_notebooks  # noqa: E402
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 PINNED_ACTION = re.compile(r"[\w.-]+/[\w./-]+@(v\d+\.\d+\.\d+|[0-9a-f]{40})")
@@ -479,6 +480,13 @@ def test_student_branch_tree_and_push(tmp_path, monkeypatch):
     assert (tree / "chapters" / "part" / "chapter.ipynb").exists()
     assert (tree / "assignments" / "chapter" / "chapter.ipynb").exists()
     assert (tree / "assignments" / "chapter" / "tests" / "q1.py").exists()
+    # The full edition's launch targets: every chapter, rendered, solutions included.
+    full = sorted((tree / "full").rglob("*.ipynb"))
+    assert [p.relative_to(tree / "full") for p in full] == sorted(
+        p.relative_to(ROOT) for p in chapter_notebooks()
+    )
+    for path in full:
+        assert handout.myst_left(nbformat.read(path, as_version=4)) == [], path
     requirements = (tree / "binder" / "requirements.txt").read_text()
     assert re.search(r"^otter-grader==[\d.]+$", requirements, flags=re.M)
     assert f"attnsig @ git+{nbtools.REPO_URL}@0123abc" in requirements

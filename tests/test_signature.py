@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from attnsig import _signature_numpy
 from attnsig import signature as sigmod
 from attnsig.signature import (
     chen,
@@ -302,19 +303,11 @@ def test_every_method_equals_reference(method):
         )
 
 
-@pytest.mark.parametrize(
-    ("method", "mitm_chunk", "segment_chunk"),
-    [
-        ("horner", 1 << 17, 1 << 17),  # the per-segment update, one chunk
-        ("horner", 1 << 17, 1),  # per-segment update, one path per chunk
-        ("meet-in-the-middle", 1 << 24, 1 << 17),  # meet-in-the-middle, one chunk
-        ("meet-in-the-middle", 1, 1 << 17),  # meet-in-the-middle, one path per chunk
-    ],
-)
-def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chunk):
-    # The chunk sizes only trade memory for speed: no size may change a number.
-    monkeypatch.setattr(sigmod, "_MEET_IN_MIDDLE_CHUNK_ENTRIES", mitm_chunk)
-    monkeypatch.setattr(sigmod, "_SEGMENT_CHUNK_ENTRIES", segment_chunk)
+@pytest.mark.parametrize("method", ["horner", "meet-in-the-middle"])
+@pytest.mark.parametrize("chunk", [1, 1 << 17])
+def test_chunking_equals_reference(monkeypatch, method, chunk):
+    # The chunk size only trades memory for speed: no size may change a number.
+    monkeypatch.setattr(_signature_numpy, "CHUNK_ENTRIES", chunk)
     rng = np.random.default_rng(4)
     for shape, depth in SHAPES_AND_DEPTHS:
         path = _random_path(rng, shape)
@@ -327,22 +320,32 @@ def test_chunking_equals_reference(monkeypatch, method, mitm_chunk, segment_chun
 
 
 @pytest.mark.parametrize(
-    ("batch", "length", "d", "depth", "expected"),
+    ("shape", "cap", "expected"),
     [
-        (64, 10, 3, 4, "horner"),  # a wide batch of short paths
-        (2, 10, 3, 4, "meet-in-the-middle"),  # a few paths
-        (64, 1000, 3, 4, "meet-in-the-middle"),  # long paths
-        (
-            1,
-            200_000,
-            4,
-            6,
-            "horner",
-        ),  # one path too big for meet-in-the-middle's memory
+        ((3, 50, 2), None, "signature_meet_in_middle"),  # few long paths
+        ((60, 50, 2), None, "signature_horner"),  # more paths than segments
+        ((3, 50, 2), 1, "signature_horner"),  # too long for meet-in-the-middle
     ],
 )
-def test_auto_picks_the_numpy_method_by_shape(batch, length, d, depth, expected):
-    assert sigmod._numpy_method(batch, length, d, depth) == expected
+def test_numpy_route_picks_the_method_by_shape(monkeypatch, shape, cap, expected):
+    used = []
+    for name in ("signature_horner", "signature_meet_in_middle"):
+        original = getattr(_signature_numpy, name)
+        monkeypatch.setattr(
+            _signature_numpy,
+            name,
+            lambda *args, name=name, original=original: (
+                used.append(name) or original(*args)
+            ),
+        )
+    if cap is not None:
+        monkeypatch.setattr(_signature_numpy, "MAX_PATH_ENTRIES", cap)
+    monkeypatch.setenv("ATTNSIG_DISABLE_NUMBA", "1")
+    path = _random_path(np.random.default_rng(9), shape)
+    np.testing.assert_allclose(
+        signature(path, 4), signature_reference(path, 4), rtol=1e-12, atol=1e-12
+    )
+    assert used == [expected]
 
 
 def test_method_is_checked():
@@ -354,18 +357,14 @@ def test_method_is_checked():
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
 @pytest.mark.parametrize("d", [1, 2, 3])
-def test_meet_in_middle_every_split_equals_reference(monkeypatch, d, depth):
+def test_meet_in_middle_every_split_equals_reference(d, depth):
     rng = np.random.default_rng(10 * d + depth)
     for length in (2, 3, 8):
         path = _random_path(rng, (2, length, d))
         expected = signature_reference(path, depth)
         for split in range(1, depth + 1):
-            monkeypatch.setattr(
-                sigmod, "_meet_in_middle_split", lambda depth, split=split: split
-            )
-            points = np.ascontiguousarray(path.transpose(2, 0, 1))  # (d, B, L)
             np.testing.assert_allclose(
-                sigmod._signature_meet_in_middle(points, depth).T,
+                _signature_numpy.signature_meet_in_middle(path, depth, split),
                 expected,
                 rtol=1e-12,
                 atol=1e-12,
@@ -412,14 +411,33 @@ def test_each_compiled_kernel_equals_reference(monkeypatch, kernel):
         )
 
 
+@pytest.mark.parametrize(("batch", "depth"), [(1, 1), (1, 4), (3, 3), (5, 2), (31, 3)])
+@pytest.mark.parametrize("pieces", [2, 4, 8])
+def test_compiled_pieces_equal_reference(monkeypatch, batch, depth, pieces):
+    # A few long paths cut along time, the pieces run in lanes and joined by Chen; the
+    # length leaves the last piece short (padded with zero increments).
+    monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
+    kernels = _kernels_or_skip()
+    if batch * pieces > kernels.LANES:
+        pytest.skip("more pieces than lanes")
+    path = _random_path(np.random.default_rng(batch + pieces), (batch, 45, 2))
+    np.testing.assert_allclose(
+        kernels.signature_pieces(path, depth, pieces),
+        signature_reference(path, depth),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("length", [4, 300])
 @pytest.mark.parametrize("batch", [1, 31, 32, 63, 64, 65, 95, 96, 130])
-def test_compiled_batch_split_equals_reference(monkeypatch, batch):
-    # Whole lane groups, a padded last group, and a small tail handed to the per-path
-    # kernel.
+def test_compiled_batch_split_equals_reference(monkeypatch, batch, length):
+    # Whole lane groups, a padded last group, a small tail handed to the per-path
+    # kernel, and a few long paths cut into pieces.
     monkeypatch.delenv("ATTNSIG_DISABLE_NUMBA", raising=False)
     _kernels_or_skip()
     rng = np.random.default_rng(batch)
-    path = _random_path(rng, (batch, 4, 2))
+    path = _random_path(rng, (batch, length, 2))
     np.testing.assert_allclose(
         signature(path, 3), signature_reference(path, 3), rtol=1e-12, atol=1e-12
     )

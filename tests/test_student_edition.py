@@ -8,6 +8,7 @@ shipped notebooks) run in `python -m tools.student_edition check`, after both bu
 
 import re
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -19,6 +20,7 @@ import yaml
 if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tools import book as book_layout  # noqa: E402
 from tools import student_edition as se  # noqa: E402
 from tools.nbtools import is_setup_cell  # noqa: E402
 
@@ -354,6 +356,62 @@ def test_student_home_page_offers_the_notebook_archive():
     )
 
 
+def _pins(text: str) -> dict[str, str]:
+    found = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9][\w.-]*)==(\S+)$", line.split("#")[0].strip())
+        if m:
+            found[re.sub(r"[-_.]+", "-", m.group(1)).lower()] = m.group(2)
+    return found
+
+
+def test_student_requirements_are_what_a_student_needs_at_the_pins():
+    lines = [
+        ln.split("#")[0].strip()
+        for ln in se.STUDENT_REQUIREMENTS.read_text().splitlines()
+        if ln.split("#")[0].strip()
+    ]
+    student = _pins("\n".join(lines))
+    assert len(student) == len(lines), "every requirement pinned exactly (==)"
+    constraints = _pins((ROOT / "constraints.txt").read_text())
+    for name, version in student.items():
+        assert constraints.get(name) == version, (name, version, constraints.get(name))
+    # A front end and a kernel; what the chapters import.
+    assert {"jupyterlab", "ipykernel"} <= set(student)
+    imported = set()
+    for path in se.chapter_notebooks():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                imported |= set(
+                    re.findall(r"^\s*(?:from|import)\s+(\w+)", cell.source, re.M)
+                )
+    third_party = imported - set(sys.stdlib_module_names) - {"attnsig"}
+    assert third_party and third_party <= set(student), third_party - set(student)
+    # Not the book's build and test tools.
+    assert not {"sphinx", "jupyter-book", "pytest", "ruff", "nbval"} & set(student)
+
+
+def test_the_zip_holds_the_notebooks_the_wheel_and_the_pins(tmp_path):
+    notebooks = tmp_path / "notebooks" / "chapters" / "part"
+    notebooks.mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(), notebooks / "chapter.ipynb")
+    archive = tmp_path / "student.zip"
+    se.write_archive(tmp_path / "notebooks", archive)
+    folder = se.ARCHIVE_FOLDER.as_posix()
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+        requirements = zf.read(f"{folder}/requirements.txt").decode()
+        constraints = zf.read(f"{folder}/constraints.txt").decode()
+    wheels = [n for n in names if re.fullmatch(rf"{folder}/attnsig-[^/]+\.whl", n)]
+    assert len(wheels) == 1
+    assert f"{folder}/chapters/part/chapter.ipynb" in names
+    assert constraints == (ROOT / "constraints.txt").read_text()
+    lines = [ln for ln in requirements.splitlines() if not ln.startswith("#")]
+    assert f"./{wheels[0].rsplit('/', 1)[1]}" in lines
+    assert "-c constraints.txt" in lines and "-e ." not in lines
+    assert _pins(requirements) == _pins(se.STUDENT_REQUIREMENTS.read_text())
+
+
 def test_student_config_launches_the_student_notebooks():
     config = se.student_config(yaml.safe_load((ROOT / "_config.yml").read_text()))
     assert config["repository"]["branch"] == se.STUDENT_BRANCH
@@ -428,7 +486,7 @@ def test_instructors_guide_map_is_current():
 
 def test_exercise_numbers_follow_the_book():
     numbers = {e["label"]: e["number"] for e in se.exercises()}
-    chapters = se.chapter_numbers()
+    chapters = book_layout.chapter_numbers()
     assert numbers["ex-onehead-copy"] == f"{chapters['chapters/one-head/one-head']}.1"
     assert len(set(numbers.values())) == len(numbers)
 

@@ -3,14 +3,16 @@ which order, and where their gated solutions are.
 
 The tools import this module and never the other way round: `tools.questions` and
 `tools.student_edition` read the chapters through it, `tools.jupyter_markdown`
-through `tools.student_edition`, and `tools.assignments` through all of them.
+and `tools.handout` too, and `tools.assignments` through all of them.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import yaml
 
 from tools.nbtools import SOLUTION_TAG, solution_flags
@@ -68,3 +70,101 @@ def solution_blocks(nb) -> list[tuple[int, int, str]]:
         if flag and start is None:
             start = i
     return blocks
+
+
+# --- Numbered objects and exercises, as Sphinx numbers them
+
+_DIRECTIVE = re.compile(
+    r"^[ \t]*(`{3,}|:{3,})\{([\w:-]+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
+)
+
+
+_OPTION = re.compile(r":(label|name):\s*(\S+)")
+
+
+_EQUATION = re.compile(r"\$\$\s*\(([^)\s]+)\)")
+
+
+_TARGET = re.compile(r"^\(([^)\s]+)\)=\s*$", re.M)
+
+
+# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without
+# a number).
+_NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math")
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """One numbered (or referable) object.
+
+    Its kind is a directive name, 'figure', 'equation' or 'target'; its label is ''
+    when it has none.
+    """
+
+    kind: str
+    label: str
+
+
+def numbered_objects(cells) -> list[Numbered]:
+    """The objects of the cells that Sphinx numbers or that a reference can point to, in
+    order.
+    """
+    found: list[Numbered] = []
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            items = []
+            for m in _DIRECTIVE.finditer(cell.source):
+                if _NUMBERED.fullmatch(m.group(2)):
+                    option = _OPTION.search(m.group(4))
+                    items.append(
+                        (
+                            m.start(),
+                            Numbered(m.group(2), option.group(2) if option else ""),
+                        )
+                    )
+            items += [
+                (m.start(), Numbered("equation", m.group(1)))
+                for m in _EQUATION.finditer(cell.source)
+            ]
+            items += [
+                (m.start(), Numbered("target", m.group(1)))
+                for m in _TARGET.finditer(cell.source)
+            ]
+            found += [item for _, item in sorted(items, key=lambda x: x[0])]
+        elif cell.cell_type == "code":
+            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            has_image = any(
+                k.startswith("image/")
+                for o in cell.get("outputs", [])
+                for k in o.get("data", {})
+            )
+            if figure and has_image:
+                found.append(Numbered("figure", figure.get("name", "")))
+    return found
+
+
+def exercise_statements(cells) -> dict[str, str]:
+    statements = {}
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            continue
+        for m in re.finditer(
+            r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
+        ):
+            label = _OPTION.search(m.group(1))
+            if label:
+                statements[label.group(2)] = m.group(2)
+    return statements
+
+
+def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
+    """'7.5' for every exercise label of a chapter, as the book numbers them."""
+    chapter = chapter_numbers(root).get(str(path.relative_to(root).with_suffix("")), 0)
+    nb = nbformat.read(path, as_version=4)
+    labels = [
+        label
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for label in exercise_statements([cell])
+    ]
+    return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}

@@ -31,8 +31,14 @@ from pathlib import Path
 
 import nbformat
 
-from tools.book import ROOT, chapter_notebooks, chapter_numbers, toc_entries
-from tools.student_edition import exercise_numbers, numbered_objects
+from tools.book import (
+    ROOT,
+    chapter_notebooks,
+    chapter_numbers,
+    exercise_numbers,
+    numbered_objects,
+    toc_entries,
+)
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,12 @@ class Context:
         Docname -> title (the first ``# `` heading).
     bibliography : dict
         Citation key -> `Reference`.
+    locations : dict
+        Label (of an exercise, statement, figure or section target) or glossary term
+        (``term:<slug>``) -> ``docname#anchor``, where the book's page shows it.
+    base_url : str
+        The published edition's address, ending in ``/``. When set, references become
+        links to the published page; when empty (the assignments), plain text.
     """
 
     docname: str = ""
@@ -91,6 +103,8 @@ class Context:
     sections: dict[str, str] = field(default_factory=dict)
     documents: dict[str, str] = field(default_factory=dict)
     bibliography: dict[str, Reference] = field(default_factory=dict)
+    locations: dict[str, str] = field(default_factory=dict)
+    base_url: str = ""
 
 
 # --- Gathering the context
@@ -104,6 +118,19 @@ _TARGET_THEN_HEADING = re.compile(
     r"^\(([^)\s]+)\)=[ \t]*\n(?:[ \t]*\n)*#+[ \t]+(.+)$", re.M
 )
 _TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
+# A label a reference can point to: a target line, a directive's label or name.
+_ANY_TARGET = re.compile(
+    r"^[ \t]*\(([^)\s]+)\)=[ \t]*$|^[ \t]*:(?:label|name):[ \t]*(\S+)", re.M
+)
+_GLOSSARY = re.compile(
+    r"^[ \t]*([`:]{3,})\{glossary\}[^\n]*\n([\s\S]*?)^[ \t]*\1", re.M
+)
+_GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$", re.M)
+
+
+def _slug(text: str) -> str:
+    """The anchor docutils makes of a text: lower case, runs of other characters '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _markdown_cells(path: Path) -> list:
@@ -153,8 +180,12 @@ def book_context(root: Path = ROOT) -> Context:
     """The context of the whole book, without a current document."""
     chapters = chapter_numbers(root)
     exercises: dict[str, str] = {}
+    locations: dict[str, str] = {}
     for path in chapter_notebooks(root):
-        exercises.update(exercise_numbers(path, root))
+        numbers = exercise_numbers(path, root)
+        exercises.update(numbers)
+        docname = path.relative_to(root).with_suffix("").as_posix()
+        locations.update({label: f"{docname}#{label}" for label in numbers})
     theorems: dict[str, Theorem] = {}
     figures: dict[str, Figure] = {}
     sections: dict[str, str] = {}
@@ -167,6 +198,15 @@ def book_context(root: Path = ROOT) -> Context:
             documents[docname] = title.group(1)
         for m in _TARGET_THEN_HEADING.finditer(markdown):
             sections[m.group(1)] = m.group(2).strip()
+        # Every target Sphinx gives an anchor of the label's own name (a section keeps
+        # its label among its ids), except glossary terms: "term-" and the term's slug.
+        for m in _ANY_TARGET.finditer(markdown):
+            label = next(g for g in m.groups() if g)
+            locations.setdefault(label, f"{docname}#{label}")
+        for block in _GLOSSARY.finditer(markdown):
+            for term in _GLOSSARY_TERM.findall(block.group(2)):
+                slug = _slug(term)
+                locations.setdefault(f"term:{slug}", f"{docname}#term-{slug}")
         titles = {}
         for m in _PRF_OPENING.finditer(markdown):
             label = _LABEL_OPTION.search(m.group(3))
@@ -176,6 +216,7 @@ def book_context(root: Path = ROOT) -> Context:
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             if figure.get("name"):
                 figures[figure["name"]] = Figure(caption=figure.get("caption", ""))
+                locations.setdefault(figure["name"], f"{docname}#{figure['name']}")
         # Sphinx numbers each kind of object on its own, chapter by chapter ("7.2"):
         # sphinx-proof keeps one counter per directive type, numfig one for figures.
         chapter = chapters.get(docname)
@@ -198,6 +239,7 @@ def book_context(root: Path = ROOT) -> Context:
         sections=sections,
         documents=documents,
         bibliography=read_bibliography(bib) if bib.exists() else {},
+        locations=locations,
     )
 
 
@@ -308,13 +350,7 @@ def _cite(kind: str, keys: str, ctx: Context) -> str:
 
 
 def _document(target: str, ctx: Context, depth: int) -> str:
-    target = re.sub(r"\.(ipynb|md)$", "", target)
-    if target.startswith("/"):
-        name = target.lstrip("/")
-    else:
-        name = posixpath.normpath(
-            posixpath.join(posixpath.dirname(ctx.docname), target)
-        )
+    name = _document_name(target, ctx)
     title = ctx.documents.get(name)
     if title is None:
         return _words(posixpath.basename(name))
@@ -341,7 +377,45 @@ def _numbered(label: str, ctx: Context, depth: int) -> str | None:
     return None
 
 
+def _document_name(target: str, ctx: Context) -> str:
+    """The docname a {doc} target names, from the current document's folder."""
+    target = re.sub(r"\.(ipynb|md)$", "", target)
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(posixpath.dirname(ctx.docname), target))
+
+
+def _address(name: str, content: str, ctx: Context) -> str | None:
+    """The published page (and anchor) a role points to, when the context knows it."""
+    if not ctx.base_url:
+        return None
+    _, target = _split(content)
+    if name == "doc":
+        docname = _document_name(target, ctx)
+        where = docname if docname in ctx.documents else None
+    elif name in {"ref", "numref", "prf:ref"}:
+        where = ctx.locations.get(target)
+    elif name == "term":
+        where = ctx.locations.get(f"term:{_slug(target)}")
+    else:
+        return None
+    if where is None:
+        return None
+    page, _, anchor = where.partition("#")
+    return f"{ctx.base_url}{page}.html" + (f"#{anchor}" if anchor else "")
+
+
 def _role(name: str, content: str, ctx: Context, depth: int) -> str:
+    """A role's text, as a link to the published page when its address is known."""
+    text = _role_text(name, content, ctx, depth)
+    address = _address(name, content, ctx)
+    if address is None or not text or depth:
+        return text
+    # Link text may hold math and emphasis, not brackets that would end it early.
+    return f"[{text.replace('[', '(').replace(']', ')')}]({address})"
+
+
+def _role_text(name: str, content: str, ctx: Context, depth: int) -> str:
     text, target = _split(content)
     domain, _, kind = name.rpartition(":")
     if domain == "cite" or name == "cite":
@@ -504,9 +578,11 @@ def _directive(
         quoted = [f"> {ln}" if ln.strip() else ">" for ln in inner]
         return [f"> **{title}**", ">", *quoted] if title else quoted
     if name in {"figure", "image"}:
-        return (
-            inner  # the caption: the picture's path is the book's, not the notebook's
-        )
+        # The caption, under the figure's number: the picture's path is the book's.
+        figure = ctx.figures.get(options.get("name", ""))
+        if name == "figure" and figure and figure.number and inner:
+            return _run_on(f"*Figure {figure.number}.*", inner)
+        return inner
     return inner
 
 

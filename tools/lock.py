@@ -9,15 +9,20 @@ with `pip install -c constraints.txt`, and so does Binder (`binder/requirements.
 
 What is pinned: the distributions that requirements.txt and requirements-test.txt need,
 directly or through their dependencies, plus pip itself, at the versions installed in
-this environment. A local version label (`2.13.0+cpu`) is dropped so that the pin
+this environment; and what the student set-up (`student/requirements.txt`, JupyterLab
+and its dependencies) adds, as pip resolves it under those pins (a dry run: it needs
+the package index). A local version label (`2.13.0+cpu`) is dropped so that the pin
 matches the same release from any index. `tests/test_publish.py` checks that the file
 still covers the environment.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -27,6 +32,8 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENT_FILES = ("requirements.txt", "requirements-test.txt")
+# The student set-up: pinned here too, though this environment need not install it.
+STUDENT_REQUIREMENTS = "student/requirements.txt"
 ALWAYS = ("pip",)
 EDITABLE = "attnsig"  # the package of this repository, installed from the checkout
 
@@ -83,6 +90,34 @@ def pin(version: str) -> str:
     return re.sub(r"\+.*$", "", version)
 
 
+def student_pins(pins: list[str], root: Path = ROOT) -> dict[str, str]:
+    """Name -> ``Name==version`` of what the student set-up installs.
+
+    The student set-up (`STUDENT_REQUIREMENTS`, shipped in the zip of student
+    notebooks) adds a Jupyter front end that this environment need not have, so its
+    versions come from pip's resolution (a dry run against the package index) under
+    `pins`, the versions of this environment.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        constraints, report = Path(tmp) / "constraints.txt", Path(tmp) / "report.json"
+        constraints.write_text("\n".join(pins) + "\n")
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "pip", "install", "--dry-run", "--quiet"),
+                *("--ignore-installed", "--report", str(report)),
+                *("-r", str(root / STUDENT_REQUIREMENTS), "-c", str(constraints)),
+            ],
+            check=True,
+        )
+        installs = json.loads(report.read_text())["install"]
+    return {
+        canonicalize_name(i["metadata"]["name"]): (
+            f"{i['metadata']['name']}=={pin(i['metadata']['version'])}"
+        )
+        for i in installs
+    }
+
+
 def render(root: Path = ROOT) -> str:
     dists = needed_distributions(root)
     lines = [
@@ -90,9 +125,13 @@ def render(root: Path = ROOT) -> str:
         f"# Python {sys.version_info.major}.{sys.version_info.minor}; "
         "installed with `pip install -c constraints.txt -r requirements.txt`.",
     ]
-    lines += [
-        f"{d.metadata['Name']}=={pin(d.version)}" for _, d in sorted(dists.items())
-    ]
+    pins = {
+        name: f"{d.metadata['Name']}=={pin(d.version)}" for name, d in dists.items()
+    }
+    if (root / STUDENT_REQUIREMENTS).exists():
+        for name, line in student_pins(list(pins.values()), root).items():
+            pins.setdefault(name, line)
+    lines += [line for _, line in sorted(pins.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -211,6 +211,8 @@ def glued_math(source: str) -> list[tuple[int, str]]:
             if f"\\end{{{begin.group(1)}}}" not in line:
                 environment = begin.group(1)
             continue
+        # Inline code shows its text as typed (a sheet's raw TeX, say): no math there.
+        line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), line)
         count = line.count("$$")
         if not count:
             continue

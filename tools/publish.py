@@ -25,6 +25,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from tools import handout
 from tools.nbtools import book_version, repository_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,10 @@ def site(require_pdf: bool = False) -> int:
     if SITE.exists():
         shutil.rmtree(SITE)
     shutil.copytree(FULL_HTML, SITE)
+    # Download copies and launch targets of the full edition in plain Jupyter Markdown
+    # (`make book` and `make test` do it too; again here, whatever built _build/html).
+    if handout.full_html(SITE):
+        return 1
     if (SITE / "student").exists():
         print("the full edition has a page at student/, where the student edition goes")
         return 1
@@ -106,6 +111,9 @@ def student_tree(target: Path, commit: str) -> int:
     for chapter in sorted(ASSIGNMENTS.glob("*/student")):
         dest = target / ASSIGNMENTS.name / chapter.parent.name
         shutil.copytree(chapter, dest)
+    # The full edition's Binder and Colab buttons open these rendered copies
+    # (tools/handout.py): its sources are MyST, which a plain Jupyter shows as text.
+    handout.write_full(target / handout.FULL_FOLDER)
     binder = target / "binder"
     binder.mkdir()
     shutil.copy(ROOT / "binder" / "runtime.txt", binder / "runtime.txt")
@@ -121,7 +129,9 @@ def student_tree(target: Path, commit: str) -> int:
         f"{repository_url()}.\n\n"
         "The publishing workflow writes this branch at every deployment: do not "
         "edit it. Open a notebook on Binder or Colab from the student edition of "
-        "the book, or download it. `assignments/<chapter>/` holds each chapter as "
+        "the book, or download it. `full/` holds the full edition's notebooks, "
+        "solutions included, which its launch buttons open. "
+        "`assignments/<chapter>/` holds each chapter as "
         "a self-checking assignment: the notebook and its public checks (`tests/`), "
         "opened from the book's assignments page. Code under the MIT licence "
         "(`LICENSE`), text "

@@ -42,10 +42,15 @@ import nbformat
 import yaml
 
 from tools.book import (
+    _EQUATION,
+    _OPTION,
     ROOT,
     STUDENT_BRANCH,
+    Numbered,
     chapter_notebooks,
-    chapter_numbers,
+    exercise_numbers,
+    exercise_statements,
+    numbered_objects,
     solution_blocks,
 )
 from tools.book import in_solution as _in_solution
@@ -83,67 +88,6 @@ def strip_solutions(nb) -> tuple[object, list]:
         (removed if in_solution else kept).append(cell)
     nb.cells = kept
     return nb, removed
-
-
-_DIRECTIVE = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{([\w:-]+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
-)
-_OPTION = re.compile(r":(label|name):\s*(\S+)")
-_EQUATION = re.compile(r"\$\$\s*\(([^)\s]+)\)")
-_TARGET = re.compile(r"^\(([^)\s]+)\)=\s*$", re.M)
-# Directives that Sphinx numbers (sphinx-proof's proof is the one prf directive without
-# a number).
-_NUMBERED = re.compile(r"prf:(?!proof$)\w+|exercise|figure|table|list-table|math")
-
-
-@dataclass(frozen=True)
-class Numbered:
-    """One numbered (or referable) object.
-
-    Its kind is a directive name, 'figure', 'equation' or 'target'; its label is ''
-    when it has none.
-    """
-
-    kind: str
-    label: str
-
-
-def numbered_objects(cells) -> list[Numbered]:
-    """The objects of the cells that Sphinx numbers or that a reference can point to, in
-    order.
-    """
-    found: list[Numbered] = []
-    for cell in cells:
-        if cell.cell_type == "markdown":
-            items = []
-            for m in _DIRECTIVE.finditer(cell.source):
-                if _NUMBERED.fullmatch(m.group(2)):
-                    option = _OPTION.search(m.group(4))
-                    items.append(
-                        (
-                            m.start(),
-                            Numbered(m.group(2), option.group(2) if option else ""),
-                        )
-                    )
-            items += [
-                (m.start(), Numbered("equation", m.group(1)))
-                for m in _EQUATION.finditer(cell.source)
-            ]
-            items += [
-                (m.start(), Numbered("target", m.group(1)))
-                for m in _TARGET.finditer(cell.source)
-            ]
-            found += [item for _, item in sorted(items, key=lambda x: x[0])]
-        elif cell.cell_type == "code":
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
-            has_image = any(
-                k.startswith("image/")
-                for o in cell.get("outputs", [])
-                for k in o.get("data", {})
-            )
-            if figure and has_image:
-                found.append(Numbered("figure", figure.get("name", "")))
-    return found
 
 
 _PROVED = (
@@ -330,26 +274,86 @@ def placeholder_image(path: Path) -> None:
     plt.close(fig)
 
 
-def write_archive(notebooks: Path, archive: Path) -> None:
-    """One zip of every student notebook, in the repository's layout, with the
-    requirements.
+STUDENT_REQUIREMENTS = ROOT / "student" / "requirements.txt"
+ARCHIVE_FOLDER = Path("attnsig-student-notebooks")
+
+
+def package_wheel(target: Path, root: Path = ROOT) -> Path:
+    """A wheel of `attnsig` built from `root` into `target` (pip, no dependencies).
+
+    Built from a copy of the package's files, so that no `build/` folder is left in the
+    checkout, and without build isolation: setuptools and wheel are pinned in the
+    environment, and the build needs no network.
     """
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(notebooks.rglob("*.ipynb")):
-            zf.write(
-                path, Path("attnsig-student-notebooks") / path.relative_to(notebooks)
-            )
-        # Outside the repository `-e .` has nothing to install: the set-up cell of every
-        # notebook
-        # installs `attnsig` when it is missing.
-        requirements = [
-            ln
-            for ln in (ROOT / "requirements.txt").read_text().splitlines()
-            if ln.strip() != "-e ."
-        ]
-        zf.writestr(
-            "attnsig-student-notebooks/requirements.txt", "\n".join(requirements) + "\n"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "attnsig"
+        shutil.copytree(
+            root / "src",
+            copy / "src",
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
         )
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy(root / name, copy / name)
+        target.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+                str(target),
+                str(copy),
+            ],
+            check=True,
+        )
+    return max(target.glob("attnsig-*.whl"), key=lambda p: p.stat().st_mtime)
+
+
+def archive_requirements(wheel: str) -> str:
+    """The zip's requirements.txt: a Jupyter front end, the pinned scientific stack
+    (student/requirements.txt), `attnsig` from the wheel beside it, everything else
+    at the versions of the constraints file beside it.
+    """
+    lines = [
+        "# Install from this folder (the wheel's path is relative to it):",
+        "#   python -m venv .venv",
+        "#   .venv/bin/python -m pip install -r requirements.txt",
+        "#   .venv/bin/jupyter lab",
+        *[
+            ln
+            for ln in STUDENT_REQUIREMENTS.read_text().splitlines()
+            if ln.strip() and not ln.startswith("#")
+        ],
+        f"./{wheel}",
+        "-c constraints.txt",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_archive(notebooks: Path, archive: Path) -> None:
+    """One zip of every student notebook, in the repository's layout, with what a
+    student installs to run them: requirements.txt, constraints.txt and the wheel of
+    `attnsig` (`archive_requirements`).
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = package_wheel(Path(tmp))
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in sorted(notebooks.rglob("*.ipynb")):
+                zf.write(path, ARCHIVE_FOLDER / path.relative_to(notebooks))
+            zf.write(wheel, ARCHIVE_FOLDER / wheel.name)
+            zf.write(ROOT / "constraints.txt", ARCHIVE_FOLDER / "constraints.txt")
+            zf.writestr(
+                str(ARCHIVE_FOLDER / "requirements.txt"),
+                archive_requirements(wheel.name),
+            )
 
 
 def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
@@ -398,6 +402,8 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
     for page in sorted((source / "chapters").rglob("*.md")) + [source / "intro.md"]:
         page.write_text(unlink_hidden(page.read_text(), lost))
     if notebooks is not None:
+        from tools.handout import handout_copy  # it imports this module
+
         if notebooks.exists():
             shutil.rmtree(notebooks)
         for path in stripped:
@@ -405,7 +411,8 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
                 source
             )  # chapters/<part>/<chapter>.ipynb
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, target)
+            # Plain Jupyter Markdown: the reader opens these outside the book.
+            nbformat.write(handout_copy(path, source, "student"), target)
         write_archive(notebooks, source / ARCHIVE)
         shutil.copy(source / ARCHIVE, OUT / ARCHIVE)
 
@@ -420,6 +427,11 @@ def build() -> int:
     if result.returncode:
         return result.returncode
     shutil.move(str(SOURCE / "_build" / "html"), str(HTML))
+    # The download button hands out the page's source: the rendered student notebook.
+    for path in NOTEBOOKS.rglob("*.ipynb"):
+        copy = HTML / "_sources" / path.relative_to(NOTEBOOKS)
+        if copy.exists():
+            shutil.copy(path, copy)
     print(
         f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS} (and "
         f"{OUT / ARCHIVE})"
@@ -612,33 +624,6 @@ def _heading_before(cells, index: int) -> str:
             if m:
                 return m.group(1).strip()
     return "top of the chapter"
-
-
-def exercise_statements(cells) -> dict[str, str]:
-    statements = {}
-    for cell in cells:
-        if cell.cell_type != "markdown":
-            continue
-        for m in re.finditer(
-            r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
-        ):
-            label = _OPTION.search(m.group(1))
-            if label:
-                statements[label.group(2)] = m.group(2)
-    return statements
-
-
-def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
-    """'7.5' for every exercise label of a chapter, as the book numbers them."""
-    chapter = chapter_numbers(root).get(str(path.relative_to(root).with_suffix("")), 0)
-    nb = nbformat.read(path, as_version=4)
-    labels = [
-        label
-        for cell in nb.cells
-        if cell.cell_type == "markdown"
-        for label in exercise_statements([cell])
-    ]
-    return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
@@ -1047,8 +1032,16 @@ def check() -> int:
     shipped = [*HTML.rglob("*.ipynb"), *NOTEBOOKS.rglob("*.ipynb")]
     if not list(NOTEBOOKS.rglob("*.ipynb")):
         problems.append(f"no student notebooks in {NOTEBOOKS}")
+    from tools.handout import myst_left  # it imports this module
+
     for path in shipped:
         nb = nbformat.read(path, as_version=4)
+        left = myst_left(nb)
+        if left:
+            problems.append(
+                f"{path.relative_to(OUT)}: MyST that a plain Jupyter shows as text: "
+                f"{left[:3]}"
+            )
         if any(SOLUTION_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells):
             problems.append(
                 f"{path.relative_to(OUT)}: student notebook still holds solution cells"

@@ -666,14 +666,15 @@ QUESTIONS["ex-a5-verdict"] = {
     "verdicts": True,
     "rubric": [
         (
-            "Reads the garbled entries as the book does: 1/(2e^beta) as the weight "
+            "Reads the garbled entries as the book does: 1/(2e^s) as the weight "
             "of a key outside the pair, the OCR's sqrt(a), sqrt(b) as c1 ~ v_a, c2 ~ "
-            "v_b, the label y_1 as y_2; says why (1)"
+            "v_b, the label c_1 as c_2; says why (1)"
         ),
         (
             "Points to a computation for each verdict that is not 'right' (the cells "
             "of the chapter's exercises), and notes the parts the sheet leaves "
-            "unanswered (1(d)ii, the second half of 1(e)i, 1(e)ii) (1)"
+            "unanswered (the end of 1(d)ii, the second half of 1(e)i, 1(e)ii, "
+            "3(c)) (1)"
         ),
     ],
 }

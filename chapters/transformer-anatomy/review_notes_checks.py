@@ -110,8 +110,8 @@ QUESTIONS["ex-tr-bilinear"] = {
     "points": 2,
     "answer": ["pair_score"],
     "describe": (
-        "pair_score(x_i, x_j, Wq, Wk): the score of query x_i against key x_j "
-        "(vectors of shape (d,))"
+        "pair_score(x_i, x_j, Wq, Wk): the product q_i^T k_j of query x_i and key "
+        "x_j (vectors of shape (d,)), before the 1/sqrt(d_k) scaling"
     ),
     "public": [tr_bilinear_callable],
     "hidden": [tr_bilinear_random_cases],
@@ -170,14 +170,15 @@ QUESTIONS["ex-tr-heads-vs-layers"] = {
             "projection; layers run in sequence on the previous layer's output (1)"
         ),
         (
-            "Something stacked layers can do and one layer of heads cannot (compose "
-            "patterns), and something one multi-head layer does in one step (gather "
-            "from several positions into separate features) with the same parameter "
-            "count (1)"
+            "Something stacked layers can do and one layer of heads cannot, with the "
+            "reason (compose: in one layer every score s_ij depends on x_i and x_j "
+            "alone), and something one multi-head layer does in one step (gather "
+            "from several positions into separate features) that stacked single-head "
+            "layers need several sequential layers and more parameters for (1)"
         ),
         (
-            "A code check of one difference, e.g. changing head 2 leaves head 1's "
-            "pattern unchanged while changing layer 1 changes layer 2's (1)"
+            "A code check of one difference, e.g. one layer's log-ratios s_ij - s_ii "
+            "do not move when a third token changes while a two-layer stack's do (1)"
         ),
     ],
 }
