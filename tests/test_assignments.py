@@ -377,8 +377,10 @@ def test_regrading_uses_the_cache(batch):
 
 
 def test_batch_time(batch):
-    """The whole grading step stays within the test budget (ISSUE 22/23)."""
-    assert batch["seconds"] < 240, f"grading took {batch['seconds']:.0f} s"
+    """The whole grading step stays within budget: a minute per chapter on a busy
+    2-core machine, plus one time limit for the hanging notebooks' tail."""
+    budget = 60 * len(batch["chapters"]) + TEST_TIMEOUT
+    assert batch["seconds"] < budget, f"grading took {batch['seconds']:.0f} s"
 
 
 def test_solution_full_points(graded):
