@@ -21,8 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The chapter editors remove an entry when they restate what the chapter needs (or
 # reorder the chapters); the test fails when a reference is added, and when an entry is
 # no longer needed, so that this list only shrinks.
-KNOWN_FORWARD_REFERENCES = {
-}
+KNOWN_FORWARD_REFERENCES = {}
 
 _LINK = re.compile(
     r"\{doc\}`(?:[^`<]*<)?([^`<>]+)>?`|\]\(([^)#\s:]+?\.(?:ipynb|md))(?:#[^)]*)?\)"

@@ -1,7 +1,8 @@
 """Self-checking assignments, generated from the chapter notebooks with otter-grader.
 
     python -m tools.assignments build [CHAPTER...]  student + autograder per chapter
-    python -m tools.assignments grade CHAPTER DIR   grade DIR's notebooks: one table
+    python -m tools.assignments grade CHAPTER DIR   grade DIR (tools/grading.py)
+    python -m tools.assignments rubric|merge ...    rubric pages; final grades
     python -m tools.assignments page                the book's table of assignments
 
 Run from the repository root. An assignment is made of the chapter notebook and its
@@ -79,17 +80,14 @@ notebook with its public tests; the solution notebook, all tests and `autograder
 
 from __future__ import annotations
 
+import argparse
 import copy
-import csv
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -99,6 +97,7 @@ if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
     sys.path.insert(0, str(ROOT))
 
 
+from tools import grading  # noqa: E402
 from tools.book import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
 from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
 from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
@@ -143,6 +142,10 @@ WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
     "which computation supports it."
 )
+EXPORT_NOTE = (
+    "Run the cell below and hand in the zip file it makes (or the notebook itself, "
+    "as your course asks); it holds your answers only."
+)
 # Where the published student branch keeps the assignments (tools/publish.py).
 ASSIGNMENTS_DIR = "assignments"
 _GATE = re.compile(r"```+\{solution-(start|end)\}")
@@ -158,8 +161,6 @@ def tests_url(name: str) -> str:
 
 
 OUT = ROOT / "_build" / "assignments"
-# Seconds one grading run may take (a chapter runs in well under a minute).
-RUN_TIMEOUT = 240
 
 
 def chapters() -> list[Path]:
@@ -191,6 +192,11 @@ def _clean(cell):
 
 def _test_cell(source: str, hidden: bool):
     config = f"hidden: {str(hidden).lower()}"
+    if not hidden:  # a public check tests the form only, and says so
+        config += f"\nsuccess_message: {grading.FORM_OK}"
+        source = grading.guard_unanswered(source)
+    elif hint := grading.hint_of(source):  # a hidden check's docstring: its hint
+        config += f"\nfailure_message: {json.dumps(hint)}"
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 
@@ -202,8 +208,8 @@ def master_notebook(nb, name: str, path: Path):
     config = {
         "name": name,
         "init_cell": False,
-        "check_all_cell": False,
-        "export_cell": False,
+        "check_all_cell": True,
+        "export_cell": {"pdf": False, "instructions": EXPORT_NOTE},
         "run_tests": False,
         "generate": True,
         "tests": {"files": True, "ok_format": False},
@@ -351,7 +357,9 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
     shutil.rmtree(dest, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         master = Path(tmp) / f"{name}.ipynb"
-        nbformat.write(master_notebook(nb, name, path), master)
+        notebook = master_notebook(nb, name, path)
+        notebook.cells[0].source += _yaml(grading.zip_environment(Path(tmp)))
+        nbformat.write(notebook, master)
         subprocess.run(
             [sys.executable, "-m", "otter", "assign", "--no-run-tests", "--no-pdfs",
              str(master), str(dest)],
@@ -412,99 +420,40 @@ def page_text(text: str) -> str:
     return text[:start] + "\n\n" + assignment_table() + "\n\n" + text[end:]
 
 
-# --- Grading
-
-
-def _run(command: list[str], cwd: str, timeout: float) -> bool:
-    """Run a command in its own process group; False if it timed out (group killed)."""
-    proc = subprocess.Popen(
-        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True,
-    )  # fmt: skip
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # otter and the kernel it started
-        proc.communicate()
-        return False
-    if proc.returncode:
-        raise subprocess.CalledProcessError(proc.returncode, command, out)
-    return True
-
-
-def grade_one(autograder_zip: Path, submission: Path) -> dict:
-    """Grade one notebook locally with `otter run` (no Docker): its row of the table."""
-    with tempfile.TemporaryDirectory() as tmp:
-        ag, nb = Path(autograder_zip).resolve(), Path(submission).resolve()
-        command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(ag),
-                   "-o", tmp, str(nb)]  # fmt: skip
-        # Now and then the notebook's kernel stops answering (a lost message on a busy
-        # machine) and the run waits for ever: stop it and run it again.
-        for attempt in range(3):
-            if _run(command, cwd=tmp, timeout=RUN_TIMEOUT):
-                break
-            if attempt == 2:
-                raise TimeoutError(f"grading {submission} did not finish three times")
-        tests = json.loads((Path(tmp) / "results.json").read_text())["tests"]
-    row = {"submission": Path(submission).name}
-    scored = [t for t in tests if "score" in t]
-    for test in scored:
-        row[test["name"]] = float(test["score"])
-    row["total"] = float(sum(t["score"] for t in scored))
-    row["possible"] = float(sum(t["max_score"] for t in scored))
-    return row
-
-
-def grade(autograder_zip: Path, submissions: list[Path], jobs: int = 0) -> list[dict]:
-    """Grade notebooks, `jobs` at a time (0: one per core); one row per submission."""
-    jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda sub: grade_one(autograder_zip, sub), submissions))
-
-
-def write_table(rows: list[dict], path: Path) -> None:
-    fields = ["submission", "total", "possible"]
-    fields += sorted({k for r in rows for k in r} - set(fields))
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"build", "grade", "page"}:
-        print(__doc__)
-        return 2
-    if argv[0] == "page":
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.assignments", description=__doc__.split("\n\n")[0],
+        epilog="Grading a class: see tools/grading.py and the instructor's guide.",
+    )  # fmt: skip
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="student notebook and autograder per chapter")
+    build.add_argument("chapters", nargs="*", help="chapter names (default: all)")
+    sub.add_parser("page", help="the book's table of assignments")
+    grading.add_commands(sub)
+    args = parser.parse_args(argv)
+    if args.command == "page":
         PAGE.write_text(page_text(PAGE.read_text()))
         print(f"wrote the assignment table of {PAGE.relative_to(ROOT)}")
         return 0
-    if argv[0] == "build":
-        wanted = set(argv[1:])
-        for path in chapters():
-            if wanted and path.stem not in wanted and str(path) not in wanted:
-                continue
-            dest = build_one(path)
-            rel = path.relative_to(ROOT)
-            if dest is None:
-                print(f"skipped {rel}: no checks file yet")
-            else:
-                qs = questions(path)
-                auto, computable = coverage(qs)
-                manual = sum(q["answer_cell"] is None for q in qs)
-                print(
-                    f"built {rel}: {auto} of {computable} computable answers "
-                    f"auto-checked, {manual} graded by rubric alone -> "
-                    f"{dest.relative_to(ROOT)}"
-                )
-        return 0
-    chapter, folder = argv[1], Path(argv[2])
-    autograder = OUT / chapter / "autograder" / "autograder.zip"
-    subs = sorted(p for p in folder.glob("*.ipynb"))
-    rows = grade(autograder, subs)
-    table = folder / "scores.csv"
-    write_table(rows, table)
-    print(f"graded {len(rows)} submissions -> {table}")
+    if args.command != "build":
+        return grading.run_command(args)
+    wanted = set(args.chapters)
+    for path in chapters():
+        if wanted and path.stem not in wanted and str(path) not in wanted:
+            continue
+        dest = build_one(path)
+        rel = path.relative_to(ROOT)
+        if dest is None:
+            print(f"skipped {rel}: no checks file yet")
+        else:
+            qs = questions(path)
+            auto, computable = coverage(qs)
+            manual = sum(q["answer_cell"] is None for q in qs)
+            print(
+                f"built {rel}: {auto} of {computable} computable answers "
+                f"auto-checked, {manual} graded by rubric alone -> "
+                f"{dest.relative_to(ROOT)}"
+            )
     return 0
 
 

@@ -36,6 +36,10 @@ def abh_q1b_form(rnn_count, att_count):
 
 
 def abh_q1b_counts(rnn_count, att_count):
+    """Count the multiplications again: the RNN's per step, and attention's
+    projections plus the T x T score and mixing products.
+    """
+
     t, e = 100, 64
     assert rnn_count == t * (e * e + e * e), "RNN"
     assert att_count == 4 * t * e**2 + 2 * t**2 * e, "attention"
@@ -113,6 +117,10 @@ def abh_q1d_callable(mlp_params):
 
 
 def abh_q1d_random_lengths(mlp_params, hidden_mlp, D):
+    """mlp_params(t) is not right for every length t: how do the MLP's weights grow
+    with the sequence length?
+    """
+
     import numpy as np
 
     for t in np.random.default_rng(5).integers(1, 500, size=20):

@@ -22,6 +22,10 @@ def abh_q2a1_form(dims, score_var):
 
 
 def abh_q2a1_variance_grows_like_dk(dims, score_var):
+    """The sample variances do not follow d_k: simulate the raw, unscaled scores q.k
+    with enough pairs.
+    """
+
     import numpy as np
 
     d = np.asarray(dims, dtype=float)
@@ -184,6 +188,10 @@ def abh_q3a_shapes(Q, K, V, QKt):
 
 
 def abh_q3a_exact(Q, K, V, QKt):
+    """Q, K, V or QKt differ from the exact products: X W_Q, X W_K, X W_V and Q K^T,
+    without scaling.
+    """
+
     import sympy as sp
 
     R = sp.Rational
@@ -253,6 +261,10 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
 
 
 def abh_q3b_values(a_s, out_s, a_r, out_r):
+    """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the row-
+    wise softmax and the product with V.
+    """
+
     import sympy as sp
 
     R = sp.Rational
@@ -347,6 +359,10 @@ def abh_q3d_form(attends_to):
 
 
 def abh_q3d_reading(attends_to):
+    """Read the map by rows: each output row's largest weight names the input it
+    attends to.
+    """
+
     assert [int(j) for j in attends_to] == [3, 3, 1]
 
 

@@ -20,6 +20,10 @@ def bounds_copy_form(q_copy, copy_worst):
 
 
 def bounds_copy_copy_query(q_copy):
+    """The copy query is too long or does not put enough weight on the copied key
+    for some n and eps.
+    """
+
     import math
 
     import numpy as np
@@ -44,6 +48,10 @@ def bounds_copy_copy_query(q_copy):
 
 
 def bounds_copy_copy_worst(copy_worst):
+    """copy_worst(n, eps) does not give the worst-case length for every n and eps:
+    redo the bound's algebra.
+    """
+
     import math
 
     for n in (2, 3, 4, 10, 1000):
@@ -127,6 +135,10 @@ def bounds_average_form(q_avg, avg_shortest):
 
 
 def bounds_average_average_query(q_avg):
+    """The averaging query is too long or does not split enough weight between the
+    two keys for some n and eps.
+    """
+
     import math
 
     import numpy as np
@@ -152,6 +164,10 @@ def bounds_average_average_query(q_avg):
 
 
 def bounds_average_shortest(avg_shortest):
+    """avg_shortest(n, eps) is not the shortest length for every n and eps: check
+    the factor the two keys share.
+    """
+
     import math
 
     for n in (3, 4, 10, 1000):
@@ -234,6 +250,8 @@ def bounds_noisy_form(noisy_w):
 
 
 def bounds_noisy_weights(noisy_w):
+    """The noisy-key weights are off: recompute the softmax with the perturbed keys."""
+
     import math
 
     import numpy as np
@@ -318,6 +336,10 @@ def bounds_heads_form(two_heads, head1_length):
 
 
 def bounds_heads_output(two_heads):
+    """The two-head output is not within the tolerance of the average for some n,
+    eps and gamma.
+    """
+
     import numpy as np
 
     from attnsig import keysets
@@ -339,6 +361,10 @@ def bounds_heads_output(two_heads):
 
 
 def bounds_heads_length(head1_length):
+    """head1_length(n, eps) is not right for every n and eps: the first head's query
+    length.
+    """
+
     import math
 
     for n in (2, 3, 10, 1000):

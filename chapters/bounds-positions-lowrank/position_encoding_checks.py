@@ -21,6 +21,10 @@ def posenc_equivariance_form(gap, causal_rows):
 
 
 def posenc_equivariance_gap(gap):
+    """The gap is not the largest change under a permutation: an equivariant map
+    must give 0, others their own gap.
+    """
+
     import numpy as np
 
     from attnsig import attention
@@ -47,6 +51,10 @@ def posenc_equivariance_gap(gap):
 
 
 def posenc_equivariance_causal_rows(causal_rows):
+    """The rows a causal mask keeps equivariant are not the right ones for some
+    permutation.
+    """
+
     import itertools
 
     import numpy as np
@@ -150,6 +158,10 @@ def posenc_distinct_form(nearest_pair):
 
 
 def posenc_distinct_nearest(nearest_pair):
+    """The nearest pair of encodings is not the right one: compare the distances of
+    all pairs of positions.
+    """
+
     import numpy as np
 
     for d in (2, 4, 8):

@@ -39,6 +39,10 @@ def svd_kth_form(tight):
 
 
 def svd_kth_equality(tight):
+    """The matrix does not make the bound an equality: see when each inequality of
+    the proof is tight.
+    """
+
     import numpy as np
 
     for n, d in [(2, 2), (3, 2), (5, 8), (6, 4), (7, 7)]:
@@ -121,6 +125,10 @@ def svd_lowrank_form(rank_exact, always_exact):
 
 
 def svd_lowrank_rank_and_error(rank_exact):
+    """The approximation has the wrong rank or its error exceeds the bound for some
+    k.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(31)
@@ -142,6 +150,8 @@ def svd_lowrank_rank_and_error(rank_exact):
 
 
 def svd_lowrank_always(always_exact):
+    """Reconsider whether the bound is attained for every matrix."""
+
     assert always_exact is False
 
 

@@ -17,6 +17,10 @@ def tour_1d_callable(signature_term):
 
 
 def tour_1d_random_cases(signature_term):
+    """The signature term is wrong on random paths: a 1-d path's level-k term
+    depends on its increment only.
+    """
+
     import math
 
     import numpy as np
@@ -30,6 +34,10 @@ def tour_1d_random_cases(signature_term):
 
 
 def tour_1d_against_attnsig(signature_term):
+    """The signature term does not agree with attnsig.signature on some path and
+    level.
+    """
+
     import numpy as np
 
     from attnsig import signature

@@ -31,6 +31,10 @@ def recall_perfect_form(limit_last_row, last_readout, sheet_scale_answer):
 
 
 def recall_perfect_limit(limit_last_row, last_readout):
+    """The limiting weights or readout are off: follow the model's second layer as
+    the scale grows.
+    """
+
     import math
 
     import numpy as np
@@ -44,6 +48,10 @@ def recall_perfect_limit(limit_last_row, last_readout):
 
 
 def recall_perfect_sheet_scale(sheet_scale_answer):
+    """The token read out at the sheet's scale is not the model's answer: run the
+    model at that scale.
+    """
+
     import math
 
     from attnsig import recall
@@ -136,6 +144,9 @@ def recall_scale_form(beta_star, acc_sheet, acc_zero):
 
 
 def recall_scale_critical(beta_star):
+    """beta_star is not where recall switches: locate the critical scale more
+    precisely.
+    """
 
     from attnsig import recall
 
@@ -146,6 +157,8 @@ def recall_scale_critical(beta_star):
 
 
 def recall_scale_accuracy(acc_sheet, acc_zero):
+    """The accuracies at the two scales are off: evaluate the model on every prompt."""
+
     import math
 
     from attnsig import recall
@@ -220,6 +233,8 @@ def recall_pairs_form(ideal_scale, soft_scales):
 
 
 def recall_pairs_ideal(ideal_scale):
+    """ideal_scale(n) is not right for every number of pairs n."""
+
     import math
 
     for n in range(1, 27):
@@ -227,6 +242,8 @@ def recall_pairs_ideal(ideal_scale):
 
 
 def recall_pairs_soft(soft_scales):
+    """The soft scales are off for some number of pairs n."""
+
     from attnsig import recall
 
     for n in range(2, 6):
@@ -317,6 +334,10 @@ def recall_malformed_form(readout_missing, readout_repeated):
 
 
 def recall_malformed_readouts(readout_missing, readout_repeated):
+    """The readouts for the missing or the repeated key are off: run the model on
+    those prompts.
+    """
+
     import math
 
     import numpy as np

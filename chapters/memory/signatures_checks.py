@@ -22,6 +22,10 @@ def sigch_ex_area_form(swept_area, area_words):
 
 
 def sigch_ex_area_random_paths(swept_area):
+    """swept_area is wrong on random paths: the signed (Levy) area, by any valid
+    formula.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(17)
@@ -36,6 +40,8 @@ def sigch_ex_area_random_paths(swept_area):
 
 
 def sigch_ex_area_words(area_words):
+    """area_words should list the two words of level 2 whose terms give the area."""
+
     assert sorted(tuple(int(a) for a in w) for w in area_words) == [(0, 1), (1, 0)]
 
 
@@ -118,6 +124,10 @@ def sigch_ex_recall_form(reconstruct_increment, fourier_from_terms):
 
 
 def sigch_ex_recall_reconstruction(reconstruct_increment):
+    """reconstruct_increment does not recover the path from its terms: the least-
+    squares fit on the polynomial basis.
+    """
+
     import math
 
     import numpy as np
@@ -148,6 +158,10 @@ def sigch_ex_recall_reconstruction(reconstruct_increment):
 
 
 def sigch_ex_recall_fourier(fourier_from_terms):
+    """fourier_from_terms(terms, n) is wrong: expand exp(-2 pi i n t) as a series in
+    t.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(12)

@@ -19,6 +19,10 @@ def onehead_copy_callable(smallest_gap):
 
 
 def onehead_copy_formula(smallest_gap):
+    """smallest_gap is not the right function of its arguments: redo the margin of
+    the copied key.
+    """
+
     import math
 
     import numpy as np
@@ -115,6 +119,10 @@ def onehead_projection_form(keep_a, is_unique):
 
 
 def onehead_projection_keeps_v_a(keep_a, is_unique):
+    """The projection does not keep v_a for some d, m, p, or is_unique says the
+    wrong thing.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(7)
@@ -197,6 +205,10 @@ def onehead_average_shape(q_eps, means):
 
 
 def onehead_average_weights(q_eps, means, a, b):
+    """The two keys do not each get (1 - eps)/2 of the weight, with eps left for the
+    others.
+    """
+
     import numpy as np
 
     eps = 1e-3
@@ -271,6 +283,10 @@ def onehead_small_noise_shape(q_win, means):
 
 
 def onehead_small_noise_averages(q_win, means, values, a, b):
+    """With small noise the output is not near the average of the two values often
+    enough.
+    """
+
     import numpy as np
 
     nu, num = 1e-6, 2000
@@ -344,6 +360,10 @@ def onehead_noisy_key_form(fractions_single):
 
 
 def onehead_noisy_key_fractions(fractions_single, means, values, a, b):
+    """The fractions of outcomes with one noisy key are off: simulate more prompts
+    or recheck the cases.
+    """
+
     import numpy as np
 
     nu, num, spread, radius = 1e-4, 40000, 0.5, 0.1
@@ -439,6 +459,8 @@ def onehead_two_heads_shape(q_heads, means):
 
 
 def onehead_two_heads_averages(q_heads, means, values, a, b):
+    """The two-head output is not near the average of the two values often enough."""
+
     import numpy as np
 
     nu, num = 1e-6, 2000
@@ -515,6 +537,8 @@ def onehead_two_heads_noisy_form(p_backwards):
 
 
 def onehead_two_heads_noisy_probability(p_backwards):
+    """p_backwards is off: the probability that the noisy head picks the wrong key."""
+
     import math
 
     exact = 0.5 * math.erfc(1.0)  # P(gamma < 0) for gamma ~ N(1, 1/2)
@@ -582,6 +606,10 @@ def onehead_one_head_robust_form(q_robust, p_one_head, p_two_heads, means):
 
 
 def onehead_one_head_robust_every_length(q_robust, means, values, a, b):
+    """The robust query does not average for every length: its scale must grow with
+    the length.
+    """
+
     import numpy as np
 
     q = np.asarray(q_robust, dtype=float)
@@ -596,6 +624,10 @@ def onehead_one_head_robust_every_length(q_robust, means, values, a, b):
 
 
 def onehead_one_head_robust_limits(p_one_head, p_two_heads):
+    """p_one_head or p_two_heads is off: compare the two designs' failure
+    probabilities in the limit.
+    """
+
     import math
 
     phi = 0.5 * math.erfc(-1.0)  # P(gamma > 0) for gamma ~ N(1, 1/2)

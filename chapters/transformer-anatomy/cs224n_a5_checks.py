@@ -47,6 +47,10 @@ def a5_average_form(average_query, outside_weight):
 
 
 def a5_average_random_cases(average_query, outside_weight):
+    """The averaging query does not give the two keys equal, dominant weights on
+    random cases.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(17)
@@ -135,6 +139,8 @@ def a5_noisy_small_shape(q_avg, means):
 
 
 def a5_noisy_small_averages(q_avg, means, ia, ib, vals, nu_small):
+    """With small noise the output is not near the average often enough."""
+
     import numpy as np
 
     rng = np.random.default_rng(31)
@@ -204,6 +210,10 @@ def a5_noisy_large_shape(c_one):
 
 
 def a5_noisy_large_spread(c_one, vals, ia, ib, scale_beta):
+    """With large noise the outputs do not spread as the model predicts: simulate
+    c_one again.
+    """
+
     import numpy as np
     from scipy.stats import norm
 
@@ -296,6 +306,8 @@ def a5_two_heads_shape(q_two, means):
 
 
 def a5_two_heads_average(q_two, means, ia, ib, vals, nu_small):
+    """The two-head output is not near the average of the two values."""
+
     import numpy as np
 
     rng = np.random.default_rng(37)
@@ -355,6 +367,10 @@ def a5_two_heads_noisy_shape(c_two):
 
 
 def a5_two_heads_noisy_spread(c_two, vals, ia, ib, scale_beta):
+    """With noisy keys the two-head outputs do not spread as predicted: simulate
+    c_two again.
+    """
+
     import numpy as np
     from scipy.stats import norm
 
@@ -432,6 +448,10 @@ def a5_kqv_identity_form(y2_limit, can_reach_u_b, X):
 
 
 def a5_kqv_identity_answers(y2_limit, can_reach_u_b, u_a, beta):
+    """y2_limit or can_reach_u_b is wrong: take the limit of large beta with
+    identity weights.
+    """
+
     import numpy as np
 
     np.testing.assert_allclose(
@@ -493,6 +513,8 @@ def a5_kqv_design_shapes(W_K, W_Q, W_V, X):
 
 
 def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, beta):
+    """The designed W_K, W_Q, W_V do not send the outputs to their targets."""
+
     import numpy as np
 
     Q, K, V = (X @ np.asarray(m, dtype=float) for m in (W_Q, W_K, W_V))

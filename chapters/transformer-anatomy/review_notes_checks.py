@@ -20,6 +20,10 @@ def tr_softmax_axis_shape(w_rows, scores):
 
 
 def tr_softmax_axis_rows(w_rows, scores):
+    """The weights are not a softmax over each row of the scores (one distribution
+    per query).
+    """
+
     import numpy as np
 
     s = np.asarray(scores, dtype=float)
@@ -71,6 +75,10 @@ def tr_bilinear_callable(pair_score):
 
 
 def tr_bilinear_random_cases(pair_score):
+    """pair_score is not the bilinear score of its arguments on random cases: mind
+    the transposes.
+    """
+
     import numpy as np
 
     rng = np.random.default_rng(23)
@@ -124,6 +132,10 @@ def tr_scaling_form(protects_against):
 
 
 def tr_scaling_verdict(protects_against):
+    """Which failure does the 1/sqrt(d_k) scaling prevent? Reread the chapter's
+    argument.
+    """
+
     assert protects_against == "vanishing"
 
 
@@ -185,6 +197,10 @@ def tr_causal_shapes(torch_bool_mask, additive, T):
 
 
 def tr_causal_masks(torch_bool_mask, additive, T):
+    """A mask has the wrong convention: True or -inf must mark the future positions
+    only.
+    """
+
     import numpy as np
 
     future = np.triu(np.ones((T, T), dtype=bool), k=1)
@@ -239,6 +255,10 @@ def tr_dropout_form(row, dropped, sums_to_one):
 
 
 def tr_dropout_dropout(row, dropped, sums_to_one):
+    """The dropout row is wrong: kept entries must be rescaled so that the mean is
+    kept, not the sum.
+    """
+
     import numpy as np
 
     p, d, w = 0.1, np.asarray(dropped, dtype=float), np.asarray(row, dtype=float)

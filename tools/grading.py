@@ -1,0 +1,984 @@
+"""Grading a class: one table, per-student feedback, rubric pages and final grades.
+
+    python -m tools.assignments grade CHAPTER DIR [--timeout S] [--jobs N] [--fresh]
+    python -m tools.assignments rubric CHAPTER DIR     one page per rubric question
+    python -m tools.assignments merge CHAPTER DIR --roster R.csv [--rubric S.csv]
+
+`grade` writes `DIR/graded/`: `scores.csv` (one row per notebook of DIR, always),
+`feedback/<name>.md` (what the student sees), `log/<name>.log` (the TA's full log) and a
+cache, so that a second run grades only new or changed notebooks.
+
+How one submission is graded (`judge`, run in a fresh interpreter per submission):
+
+1. The notebook is parsed (a broken upload is `invalid`) and its code cells, without the
+   `grader.check` calls, run in a kernel inside a sandbox (`sandbox`): a scratch
+   directory with no check in it, no network, every other file system read-only and
+   the checks, the other submissions and `/tmp` out of sight, its own process tree.
+2. The checks (the autograder zip's `tests/*.py`, otter's format) run in the judge.
+   Each name a check asks for is fetched from the kernel as a pickle and read back
+   allowing only data types (NumPy, SymPy, builtins); a function answer stays in the
+   sandbox and each call a check makes runs there, its value coming back the same way.
+   Nothing the notebook does can change the checks, NumPy or the judge.
+3. A hint per failed check, without expected values: the check's `failure_message`,
+   else its assertion message, else the check's name.
+
+The whole submission has one deadline (`--timeout`, default `TIMEOUT`); past it the
+sandbox's process tree is killed and the row says `timeout`, with the cell it was in.
+Nothing is retried. The kernels that "stopped answering" under the former `otter run`
+loop: parallel kernels on TCP ports, which jupyter_client picks by binding port 0 and
+letting go, so two kernels started together can be handed the same port; and widget
+cells waiting for a front end's comm reply (jupyter/nbclient#312). Here each kernel
+talks over Unix sockets in its own scratch directory, and any other wait ends at the
+deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import functools
+import hashlib
+import html
+import inspect
+import io
+import json
+import os
+import pickle
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "_build" / "assignments"
+TIMEOUT = 120.0
+STATUSES = ("ok", "timeout", "error", "invalid")
+NOT_ANSWERED = "not answered yet"
+# What a public check says when it passes: it tests the form, not the answer.
+FORM_OK = "form OK - the score comes from hidden checks after submission"
+# Version of the grading procedure: part of the cache key.
+VERSION = "1"
+_GRADER_CALL = re.compile(r"^\s*(grader\.(check|check_all|export)\(.*\)\s*)?(#.*)?$")
+
+# --- The sandbox
+
+
+# New user (root inside), mount, network and PID namespaces; the tree dies with us.
+UNSHARE = ["unshare", "-rmnp", "--fork", "--kill-child", "--mount-proc"]
+
+
+@functools.cache
+def can_sandbox() -> bool:
+    """Whether `unshare` gives us user, mount, network and PID namespaces here."""
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run([*UNSHARE, "true"], capture_output=True).returncode == 0
+
+
+# Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
+# /dev/shm, the scratch directory (the current one) at /tmp/work, and the hidden
+# directories ($1, ...) covered by empty file systems.
+_SANDBOX = """
+set -e
+for m in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do
+    mount -o remount,bind,ro "$m" 2>/dev/null || true
+done
+for d in "$@"; do mount -t tmpfs -o ro,size=4k none "$d" 2>/dev/null || true; done
+mount -t tmpfs -o size=1g none /tmp
+mount -t tmpfs -o size=64m none /dev/shm 2>/dev/null || true
+mkdir /tmp/work && mount -c --bind /proc/self/cwd /tmp/work && cd /tmp/work
+mount -o remount,bind,rw /tmp/work
+exec "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
+"""
+
+# The sandboxed side: run the notebook's code cells, then answer the judge's requests
+# (one JSON line each on stdin: the value of a name, or a call of a function answer)
+# with the kernel's pickled reply, base64-encoded, one line on stdout.
+_RUNNER = r"""
+import json, os, sys, base64, time, nbformat
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+reply_to = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+
+class Client(NotebookClient):
+    def output(self, outs, msg, display_id, cell_index):  # keep errors only
+        if msg["msg_type"] == "error":
+            return super().output(outs, msg, display_id, cell_index)
+
+def send(**message):
+    reply_to.write(json.dumps(message) + "\n")
+    reply_to.flush()
+
+nb = nbformat.read("submission.ipynb", as_version=4)
+# Unix sockets, not TCP: the sandbox has no network, not even a loopback.
+ipc = os.path.abspath("kernel")
+km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=ipc)
+client = Client(nb, km=km, timeout=None, allow_errors=True,
+                resources={"metadata": {"path": os.getcwd()}})
+ASK = '''
+def __attnsig_reply(op, name, payload):
+    import base64, pickle
+    try:
+        if name not in globals():
+            r = ("missing",)
+        else:
+            v = globals()[name]
+            if op == "call":
+                a, k = pickle.loads(base64.b64decode(payload))
+                v = v(*a, **k)
+            top = type(v).__module__.split(".")[0]
+            routine = callable(v) and not isinstance(v, type) and top != "sympy"
+            if op == "get" and routine:
+                r = ("callable",)
+            else:
+                if top == "torch":
+                    v = v.detach().cpu().numpy()
+                r = ("value", v)
+        data = pickle.dumps(r)
+    except BaseException as e:
+        data = pickle.dumps(("error", f"{type(e).__name__}: {e}"[:300]))
+    with open(_attnsig_reply_path, "wb") as f:
+        f.write(data)
+'''
+t0 = time.monotonic()
+with client.setup_kernel():
+    errors, n = [], len(nb.cells)
+    try:
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            print(f"[grading] cell {i + 1} of {n} at {time.monotonic() - t0:.1f} s",
+                  file=sys.stderr, flush=True)
+            client.execute_cell(cell, i)
+            for out in cell.outputs:
+                if out.output_type == "error":
+                    errors.append(f"cell {i + 1}: {out.ename}: {out.evalue}"[:300])
+            cell.outputs = []
+    except Exception as exc:
+        send(event="dead", cell=i + 1, error=f"{type(exc).__name__}: {exc}"[:300])
+        raise SystemExit(1)
+    send(event="done", errors=errors)
+    reply = os.path.join(os.getcwd(), ".reply")
+    ask = nbformat.v4.new_code_cell(f"_attnsig_reply_path = {reply!r}\n" + ASK)
+    nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
+    client.execute_cell(ask, n)
+    for line in sys.stdin:
+        op, name, payload = json.loads(line)
+        cell = nbformat.v4.new_code_cell(
+            f"__attnsig_reply({op!r}, {name!r}, {payload!r})")
+        client.execute_cell(cell, n + 1)
+        try:
+            with open(reply, "rb") as f:
+                data = f.read()
+            os.remove(reply)
+        except OSError:
+            data = b""
+        send(reply=base64.b64encode(data).decode())
+"""
+
+
+def hidden_dirs(*extra: Path) -> list[str]:
+    """What a submission must not read: the chapters (solutions), the built assignments
+    (checks), the repository's history and tests, and the grading folders."""
+    roots = {ROOT}
+    try:
+        import attnsig
+
+        roots.add(Path(attnsig.__file__).resolve().parents[2])
+    except ImportError:
+        pass
+    found = [r / d for r in roots for d in ("chapters", "_build", ".git", "tests")]
+    return sorted({str(p.resolve()) for p in [*found, *extra] if p.is_dir()})
+
+
+def sandbox_env(scratch: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for key in ("HOME", "TMPDIR", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
+        env[key] = scratch
+    # numba would compile afresh in every sandbox (its cache is out of reach, and a
+    # shared one could be poisoned): attnsig's NumPy route gives the same numbers.
+    env.update(MPLBACKEND="Agg", ATTNSIG_DISABLE_NUMBA="1", JUPYTER_PLATFORM_DIRS="1")
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.update(ATTNSIG_PYTHON=sys.executable, ATTNSIG_RUNNER=_RUNNER)
+    return env
+
+
+def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
+    """The notebook in `scratch` running in the sandbox (or plainly, if none)."""
+    inside = can_sandbox()
+    command = [sys.executable, "-c", _RUNNER]
+    if inside:
+        command = [*UNSHARE, "sh", "-c", _SANDBOX, "sandbox", *hide]
+    env = sandbox_env("/tmp/work" if inside else str(scratch))
+    pipe = subprocess.PIPE
+    return subprocess.Popen(
+        command, cwd=scratch, env=env, stdin=pipe, stdout=pipe, text=True
+    )
+
+
+# --- Reading the answers back: data only
+
+
+class _Answers(pickle.Unpickler):
+    """Unpickles plain data: builtins, NumPy arrays and scalars, SymPy objects."""
+
+    ALLOWED = {
+        *(
+            (f"numpy.{c}core.multiarray", f)
+            for c in ("", "_")
+            for f in ("_reconstruct", "scalar")
+        ),
+        ("fractions", "Fraction"),
+        ("collections", "OrderedDict"),
+        ("copyreg", "_reconstructor"),
+    }
+    BUILTINS = set("complex set frozenset slice range bytearray Ellipsis".split())
+
+    def find_class(self, module, name):
+        if (module, name) in self.ALLOWED or (
+            module == "builtins" and name in self.BUILTINS
+        ):
+            return super().find_class(module, name)
+        if module.split(".")[0] in ("numpy", "sympy", "mpmath"):
+            found = super().find_class(module, name)
+            if isinstance(found, type) and "memmap" not in name.lower():
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not a data type")
+
+
+def guard_unanswered(source: str) -> str:
+    """A public check that first says "not answered yet" while a name it takes is
+    still `...` (or a dict of them), rather than failing on the ellipsis."""
+    m = re.match(r"\s*def \w+\((.*?)\):\n", source, flags=re.S)
+    names = [a.strip() for a in m.group(1).split(",") if a.strip()] if m else []
+    if not names:
+        return source
+    unset = "v is ... or isinstance(v, dict) and ... in v.values()"
+    guard = (
+        f"    assert not any({unset} for v in ({', '.join(names)},)), "
+        f"'{NOT_ANSWERED}'\n"
+    )
+    return source[: m.end()] + guard + source[m.end() :]
+
+
+def hint_of(source: str) -> str | None:
+    """A check's hint: the first paragraph of its docstring, which says what is wrong
+    when it fails, never the expected value (quotes made single for otter)."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(source).body[0]) if source.strip() else None
+    first = " ".join(doc.split("\n\n")[0].split()) if doc else ""
+    return first.replace('"', "'").replace("\\", "/") or None
+
+
+def read_reply(data: bytes):
+    return _Answers(io.BytesIO(data)).load()
+
+
+def _unanswered(value, depth: int = 0) -> bool:
+    if value is ...:
+        return True
+    if isinstance(value, dict) and depth < 2:
+        return any(_unanswered(v, depth + 1) for v in value.values())
+    if isinstance(value, list | tuple) and depth < 2:
+        return any(_unanswered(v, depth + 1) for v in value)
+    return False
+
+
+class StudentError(Exception):
+    """A submitted function raised (in the sandbox), or a value could not be read."""
+
+
+class Session:
+    """The judge's end of a running submission."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc, self.values = proc, {}
+
+    def ask(self, op: str, name: str, payload: str = ""):
+        try:
+            self.proc.stdin.write(json.dumps([op, name, payload]) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            raise StudentError("the kernel stopped while the checks ran")
+        try:
+            return read_reply(base64.b64decode(json.loads(line)["reply"]))
+        except Exception as exc:
+            raise StudentError(f"{name}: the value cannot be read ({exc})") from None
+
+    def value(self, name: str):
+        if name not in self.values:
+            reply = self.ask("get", name)
+            kind = reply[0] if isinstance(reply, tuple) and reply else "error"
+            if kind == "value":
+                self.values[name] = reply[1]
+            elif kind == "callable":
+                self.values[name] = functools.partial(self.call, name)
+            elif kind == "missing":
+                self.values[name] = ...
+            else:
+                self.values[name] = StudentError(f"{name}: {reply[1:]}")
+        return self.values[name]
+
+    def call(self, name, *args, **kwargs):
+        import dill  # a check may pass a function (a lambda) to the answer
+
+        payload = base64.b64encode(dill.dumps((args, kwargs), recurse=True)).decode()
+        reply = self.ask("call", name, payload)
+        if isinstance(reply, tuple) and reply and reply[0] == "value":
+            return reply[1]
+        detail = reply[1] if isinstance(reply, tuple) and len(reply) > 1 else reply
+        raise StudentError(f"{name} raised {detail}")
+
+
+# --- Judging one submission (in its own interpreter)
+
+
+class test_case:  # noqa: N801 (otter's name)
+    """Otter's test case decorator, without importing otter (slow) in the judge."""
+
+    def __init__(
+        self,
+        name=None,
+        points=None,
+        hidden=False,
+        success_message=None,
+        failure_message=None,
+    ):
+        self.name, self.points, self.hidden = name, points, hidden
+        self.success_message, self.failure_message = success_message, failure_message
+
+    def __call__(self, func):
+        self.func, self.params = func, list(inspect.signature(func).parameters)
+        self.name = self.name or func.__name__
+        return self
+
+
+def load_check(source: str, path: str) -> dict:
+    """An otter test file: its `name`, `cases` (with points resolved as otter does)
+    and `all_or_nothing`."""
+    fake = type(sys)("otter.test_files")
+    fake.test_case = test_case
+    saved = {k: sys.modules.get(k) for k in ("otter", "otter.test_files")}
+    sys.modules.update({"otter": type(sys)("otter"), "otter.test_files": fake})
+    try:
+        env = {}
+        exec(compile(source, path, "exec"), env)
+    finally:
+        for k, v in saved.items():
+            sys.modules.pop(k) if v is None else sys.modules.update({k: v})
+    cases = [v for v in env.values() if isinstance(v, test_case)]
+    total, given = env.get("points"), sum(c.points or 0 for c in cases)
+    free = sum(c.points is None for c in cases)
+    share = ((total - given) if total is not None else (given == 0)) / max(free, 1)
+    for c in cases:
+        c.points = share if c.points is None else c.points
+    return {
+        "name": env["name"],
+        "cases": cases,
+        "all": env.get("all_or_nothing"),
+        "possible": sum(c.points for c in cases),
+    }
+
+
+def read_checks(autograder_zip: Path) -> dict[str, str]:
+    with zipfile.ZipFile(autograder_zip) as zf:
+        return {
+            Path(n).stem: zf.read(n).decode()
+            for n in sorted(zf.namelist())
+            if n.startswith("tests/") and n.endswith(".py")
+        }
+
+
+def hint(tc: test_case, exc: BaseException, path: str) -> str:
+    """What a student may read about a failed check: never an expected value."""
+    if tc.failure_message:
+        return tc.failure_message
+    if isinstance(exc, StudentError):
+        return str(exc)
+    last = traceback.extract_tb(exc.__traceback__)[-1]
+    text = str(exc).strip().splitlines()
+    if isinstance(exc, AssertionError) and last.filename == path and text:
+        return text[0][:200]
+    what = tc.name.removeprefix("test_").replace("_", " ")  # test_claim_3: claim 3
+    if isinstance(exc, AssertionError):
+        return f"{what}: not met"
+    return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
+
+
+def judge(
+    autograder_zip: Path, submission: Path, hide: list[str], scratch: Path
+) -> dict:
+    """Grade one notebook: {"status", "reason", "questions": {name: {...}}, "log"}."""
+    import nbformat
+
+    checks = {
+        n: load_check(s, f"{n}.py") for n, s in read_checks(autograder_zip).items()
+    }
+    result = {"status": "ok", "reason": "", "questions": {}, "log": []}
+    log = result["log"]
+    for name in checks:
+        result["questions"][name] = {"score": 0.0, "hints": []}
+    try:
+        nb = nbformat.reads(Path(submission).read_text(), as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [""])[0].split(":")[0][:100]
+        reason = f"not a readable notebook ({type(exc).__name__}: {first})"
+        result.update(status="invalid", reason=reason)
+        return result
+    for c in nb.cells:  # kept, so that cell numbers are the submission's
+        if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):
+            c.cell_type, c.source, c.metadata = "raw", "", {}
+            c.pop("outputs", None), c.pop("execution_count", None)
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=nb.cells, metadata=nb.metadata),
+        Path(scratch) / "submission.ipynb",
+    )
+    (Path(scratch) / "tests").mkdir()  # the set-up cell then fetches nothing
+    proc = start_runner(Path(scratch), hide)
+    try:
+        first = json.loads(proc.stdout.readline() or '{"event": "dead"}')
+        log += first.get("errors", [])
+        if first["event"] == "dead":
+            reason = "the kernel died" + (
+                f" in cell {first['cell']} ({first['error']})"
+                if "cell" in first
+                else " before the first cell"
+            )
+            result.update(status="error", reason=reason)
+            return result
+        session = Session(proc)
+        for name, check in checks.items():
+            judge_question(check, session, result["questions"][name], log)
+    finally:
+        proc.kill()
+        proc.wait()
+    return result
+
+
+def judge_question(check: dict, session: Session, out: dict, log: list) -> None:
+    names = sorted({p for tc in check["cases"] for p in tc.params})
+    env = {}
+    for n in names:
+        try:
+            env[n] = session.value(n)
+        except StudentError as exc:
+            env[n] = exc
+    missing = [n for n in names if _unanswered(env[n])]
+    if missing:
+        out["hints"].append(f"{NOT_ANSWERED} ({', '.join(missing)})")
+        log.append(f"{check['name']}: {NOT_ANSWERED}: {missing}")
+        return
+    unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
+    score = 0.0
+    for tc in check["cases"]:
+        try:
+            if unread:
+                raise StudentError(unread[0])
+            tc.func(**{p: env[p] for p in tc.params})
+            score += tc.points
+        except Exception as exc:
+            out["hints"].append(hint(tc, exc, f"{check['name']}.py"))
+            detail = "".join(traceback.format_exception(exc)[-6:])
+            log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
+    if check["all"]:
+        score = check["possible"] if len(out["hints"]) == 0 else 0.0
+    out["score"], out["hints"] = score, list(dict.fromkeys(out["hints"]))
+
+
+# --- The batch
+
+
+def digest(*paths: Path) -> str:
+    h = hashlib.sha256(VERSION.encode())
+    for p in paths:
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()[:24]
+
+
+def grade_one(
+    autograder_zip: Path,
+    submission: Path,
+    timeout: float = TIMEOUT,
+    hide: list[str] | None = None,
+) -> dict:
+    """Grade one notebook in a fresh interpreter: the judge's result dict, plus the
+    status `timeout` or `error` when the judge itself did not finish."""
+    hide = (
+        hidden_dirs(Path(submission).parent, Path(autograder_zip).parent)
+        if hide is None
+        else hide
+    )
+    scratch = tempfile.TemporaryDirectory(prefix="attnsig-grade-")
+    command = [
+        sys.executable,
+        "-m",
+        "tools.grading",
+        "judge",
+        str(autograder_zip),
+        str(submission),
+        scratch.name,
+        "--hide",
+        *hide,
+    ]
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+        ),
+    )
+    with scratch, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=env,
+            start_new_session=True,
+            cwd=ROOT,
+        )
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
+            out, _ = proc.communicate()
+            out = None
+        err.seek(0)
+        stderr = err.read()
+    cells = re.findall(r"\[grading\] cell (\d+) of (\d+)", stderr)
+    if out is None:
+        where = f" in cell {cells[-1][0]} of {cells[-1][1]}" if cells else ""
+        return {
+            "status": "timeout",
+            "questions": {},
+            "log": [stderr[-4000:]],
+            "reason": f"did not finish in {timeout:g} s (running code{where})",
+        }
+    try:
+        result = json.loads(out)
+    except json.JSONDecodeError:
+        tail = stderr.strip().splitlines()[-1:] or ["no output"]
+        return {
+            "status": "error",
+            "questions": {},
+            "log": [stderr[-4000:]],
+            "reason": f"the grader failed: {tail[0][:200]}",
+        }
+    result["log"].append(stderr[-20000:])
+    return result
+
+
+def row_of(name: str, result: dict, checks: dict[str, float]) -> dict:
+    row = {"submission": name, "status": result["status"], "reason": result["reason"]}
+    qs = result.get("questions", {})
+    for q in checks:  # rounded: 30 claims of 0.1 point should add up to 3
+        row[q] = round(float(qs.get(q, {}).get("score", 0.0)), 6)
+    row["total"] = round(sum(row[q] for q in checks), 6)
+    row["possible"] = round(float(sum(checks.values())), 6)
+    return row
+
+
+def grade(
+    autograder_zip: Path,
+    submissions: list[Path],
+    jobs: int = 0,
+    timeout: float = TIMEOUT,
+    out: Path | None = None,
+    fresh: bool = False,
+) -> list[dict]:
+    """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
+    in the order given. With `out`, also the feedback, the logs and the cache there.
+    """
+    work = {Path(autograder_zip): (list(submissions), out)}
+    return grade_many(work, jobs, timeout, fresh)[Path(autograder_zip)]
+
+
+def grade_many(
+    work: dict[Path, tuple[list[Path], Path | None]],
+    jobs: int = 0,
+    timeout: float = TIMEOUT,
+    fresh: bool = False,
+) -> dict[Path, list[dict]]:
+    """Several assignments in one pool: autograder zip -> (submissions, out)."""
+    jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
+    outs = [o for _, o in work.values() if o]
+    hide = hidden_dirs(
+        *{Path(s).parent for subs, _ in work.values() for s in subs},
+        *{Path(z).parent for z in work},
+        *outs,
+    )
+
+    def one(task: tuple[Path, Path, Path | None]) -> dict:
+        autograder_zip, sub, out = task
+        hit = out / "cache" / f"{digest(sub, autograder_zip)}.json" if out else None
+        if hit and hit.exists() and not fresh:
+            return json.loads(hit.read_text())
+        result = grade_one(autograder_zip, sub, timeout, hide)
+        if hit:
+            hit.parent.mkdir(parents=True, exist_ok=True)
+            hit.write_text(json.dumps(result))
+        return result
+
+    tasks = [(z, s, out) for z, (subs, out) in work.items() for s in subs]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = dict(
+            zip(((z, s) for z, s, _ in tasks), pool.map(one, tasks), strict=True)
+        )
+    tables = {}
+    for z, (subs, out) in work.items():
+        checks = {n: load_check(s, n)["possible"] for n, s in read_checks(z).items()}
+        rows = tables[z] = []
+        for sub in subs:
+            rows.append(row_of(Path(sub).name, results[z, sub], checks))
+            if out:
+                write_feedback(Path(sub).stem, results[z, sub], rows[-1], checks, out)
+    return tables
+
+
+def write_table(rows: list[dict], path: Path) -> None:
+    first = ["submission", "status", "total", "possible"]
+    rest = sorted({k for r in rows for k in r} - {*first, "reason"})
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with Path(path).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=[*first, *rest, "reason"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
+    """`feedback/<stem>.md` for the student, `log/<stem>.log` for the TA."""
+    lines = [
+        f"# Feedback: {stem}",
+        "",
+        f"Checked automatically: {row['total']:g} of {row['possible']:g} points.",
+    ]
+    if result["status"] != "ok":
+        lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
+    lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
+    for q, possible in checks.items():
+        hints = result.get("questions", {}).get(q, {}).get("hints", [])
+        said = "; ".join(dict.fromkeys(h.replace("|", "/") for h in hints))
+        lines.append(f"| {q} | {row[q]:g} / {possible:g} | {said} |")
+    lines += ["", "Written answers are graded by hand and come with the final grade."]
+    for sub, text in (
+        ("feedback", "\n".join(lines) + "\n"),
+        ("log", "\n\n".join(result.get("log", [])) + "\n"),
+    ):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        (out / sub / f"{stem}.{'md' if sub == 'feedback' else 'log'}").write_text(text)
+
+
+# --- What the autograder zip declares
+
+# Lines of requirements.txt that build or test the book, not needed to grade.
+BOOK_TOOLS = re.compile(r"^(-e |jupyter-book|sphinx|myst|nbval|pytest|hypothesis|ruff)")
+
+
+@functools.cache
+def wheel() -> Path:
+    """The `attnsig` wheel, built once per process from this checkout's `src`."""
+    where = Path(tempfile.mkdtemp(prefix="attnsig-wheel-"))
+    tree = where / "tree"
+    shutil.copytree(
+        ROOT / "src",
+        tree / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"),
+    )
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(where),
+            str(tree),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return next(where.glob("attnsig-*.whl"))
+
+
+def zip_environment(folder: Path) -> dict:
+    """The otter assign settings that make the autograder zip declare the book's
+    pinned environment: `requirements.txt` (requirements.txt minus the book's tools,
+    every line pinned by constraints.txt) and the `attnsig` wheel, written to `folder`.
+    """
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            pins[re.split(r"[=\[ ]", line)[0].lower()] = line.strip()
+    keep = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not BOOK_TOOLS.match(line):
+            keep.append(pins.get(re.split(r"[=\[ <>]", line)[0].lower(), line))
+    whl = shutil.copy(wheel(), folder)
+    keep.append(f"./files/{Path(whl).name}")  # relative to the unpacked zip
+    (folder / "requirements.txt").write_text("\n".join(keep) + "\n")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return {
+        "requirements": "requirements.txt",
+        "files": [Path(whl).name],
+        "python_version": python,
+    }
+
+
+# --- Rubric questions: one page per question, a sheet, and the final grades
+
+
+def rubric_questions(rubric_md: str) -> list[dict]:
+    """The questions of `autograder/rubric.md` graded by hand, with their items."""
+    found, current = [], None
+    for line in rubric_md.splitlines():
+        if m := re.match(r"## (\w+)(?: \((\S+) points, \w+\)|: written part)", line):
+            current = {
+                "name": m.group(1),
+                "manual": m.group(2) is not None,
+                "items": [],
+            }
+            found.append(current)
+        elif line.startswith("## "):
+            current = None
+        elif current is not None and line.startswith("- "):
+            item = line[2:].strip()
+            pts = re.search(r"\((\d+(?:\.\d+)?)\)$", item)
+            current["items"].append((item, float(pts.group(1)) if pts else 0.0))
+    return found
+
+
+def answers(nb, handed_out) -> dict[str, list]:
+    """Per rubric anchor, the cells a student wrote: a manual question's cells after
+    its prompt (the k-th `BEGIN QUESTION`), a written part's after its check cell;
+    up to the next cell of the handed-out notebook that is not an answer stub."""
+    book = {
+        c.source
+        for c in handed_out.cells
+        if "otter_answer_cell" not in c.metadata.get("tags", [])
+        and not c.source.startswith("**Written part**")
+    }
+    spans, manual = {}, 0
+    for i, cell in enumerate(nb.cells):
+        anchor = None
+        if cell.cell_type == "markdown" and "<!-- BEGIN QUESTION -->" in cell.source:
+            anchor, manual = f"manual-{manual}", manual + 1
+        elif m := re.match(r'grader\.check\("(\w+)"\)', cell.source.strip()):
+            anchor = m.group(1)
+        if anchor is None:
+            continue
+        span = []
+        for c in nb.cells[i + 1 :]:
+            if c.source in book or c.metadata.get("editable") is False:
+                break
+            span.append(c)
+        spans[anchor] = span
+    return spans
+
+
+def _cell_html(cell) -> str:
+    text = html.escape(cell.source)
+    return f"<pre class='{cell.cell_type}'>{text}</pre>"
+
+
+def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list[Path]:
+    """One HTML page (and PDF) per rubric question with every student's answer, and
+    `rubric-sheet.csv` with a column per rubric item; `built` is the assignment's
+    build (`_build/assignments/<chapter>`)."""
+    import nbformat
+
+    chapter = built.name
+    qs = rubric_questions((built / "autograder" / "rubric.md").read_text())
+    handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
+    subs, spans = sorted(folder.glob("*.ipynb")), {}
+    for sub in subs:
+        try:
+            spans[sub.stem] = answers(nbformat.read(sub, as_version=4), handed)
+        except Exception:
+            spans[sub.stem] = None
+    out.mkdir(parents=True, exist_ok=True)
+    pages, manual = [], 0
+    style = (
+        "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
+        "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
+        "section{break-inside:avoid;border-top:1px solid #999}</style>"
+    )
+    for q in qs:
+        anchor = f"manual-{manual}" if q["manual"] else q["name"]
+        manual += q["manual"]
+        body = [f"<h1>{chapter}: {q['name']}</h1><ul>"]
+        body += [f"<li>{html.escape(item)}</li>" for item, _ in q["items"]] + ["</ul>"]
+        for stem, found in spans.items():
+            cells = (found or {}).get(anchor)
+            shown = "".join(map(_cell_html, cells)) if cells else "<p>(no answer)</p>"
+            if found is None:
+                shown = "<p>(the notebook cannot be read)</p>"
+            body.append(f"<section><h2>{html.escape(stem)}</h2>{shown}</section>")
+        page = out / f"{q['name']}.html"
+        page.write_text(f"<!doctype html><meta charset=utf-8>{style}{''.join(body)}")
+        pages.append(page)
+    if pdf:
+        to_pdf(pages)
+    with (out / "rubric-sheet.csv").open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        header = ["submission"]
+        header += [f"{q['name']}: {item}" for q in qs for item, _ in q["items"]]
+        writer.writerow(header)
+        writer.writerow(["(points)"] + [f"{p:g}" for q in qs for _, p in q["items"]])
+        writer.writerows([stem] + [""] * (len(header) - 1) for stem in spans)
+    return pages
+
+
+def to_pdf(pages: list[Path]) -> bool:
+    """Print the pages to PDF with Chromium (Playwright), where it is installed."""
+    try:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            exe = os.environ.get("ATTNSIG_CHROMIUM") or shutil.which("chromium")
+            browser = p.chromium.launch(executable_path=exe)
+            page = browser.new_page()
+            for path in pages:
+                page.goto(path.resolve().as_uri())
+                page.pdf(path=str(path.with_suffix(".pdf")), format="A4")
+            browser.close()
+        return True
+    except Exception as exc:  # no browser: the HTML pages are the deliverable
+        print(f"no PDF ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return False
+
+
+def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
+    """Final grades: auto + rubric points per question, and the total, one row per
+    roster student (`id`, `name`), matched to a submission named after the id."""
+    auto = list(csv.DictReader(scores.open()))
+    hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
+    meta = {"submission", "status", "total", "possible", "reason"}
+
+    def of(rows, sid):
+        stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
+        if sid in stems:
+            return stems[sid]
+        near = [r for s, r in stems.items() if sid in re.split(r"[_\-. ]", s)]
+        return near[0] if len(near) == 1 else None
+
+    qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
+    hcols = list(hand[0]) if hand else []
+    hq = list(dict.fromkeys(c.split(": ", 1)[0] for c in hcols if ": " in c))
+    rows = []
+    for student in csv.DictReader(roster.open()):
+        sid = student.get("id") or student.get("student_id") or ""
+        row = {"id": sid, "name": student.get("name", "")}
+        a, h = of(auto, sid) or {}, of(hand, sid) or {}
+        row["note"] = (
+            a.get("status", "no submission") if a.get("status") != "ok" else ""
+        )
+        for q in dict.fromkeys(qcols + hq):
+            pts = float(a.get(q) or 0)
+            pts += sum(float(h.get(c) or 0) for c in hcols if c.startswith(f"{q}: "))
+            row[q] = round(pts, 6)
+        row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
+        rows.append(row)
+    write_table_plain(rows, out)
+    return rows
+
+
+def write_table_plain(rows: list[dict], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+# --- Command line
+
+
+def add_commands(sub) -> None:
+    """The `grade`, `rubric` and `merge` commands (of `python -m tools.assignments`)."""
+    g = sub.add_parser("grade", help="grade a folder of submitted notebooks")
+    g.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
+    g.add_argument("folder", type=Path, help="the submitted notebooks (*.ipynb)")
+    g.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        help="seconds per notebook (default %(default)g)",
+    )
+    g.add_argument("--jobs", type=int, default=0, help="at a time (0: every core)")
+    g.add_argument("--fresh", action="store_true", help="ignore the cache")
+    r = sub.add_parser("rubric", help="one page per rubric question, a rubric sheet")
+    r.add_argument("chapter")
+    r.add_argument("folder", type=Path)
+    r.add_argument("--no-pdf", action="store_true", help="HTML pages only")
+    m = sub.add_parser("merge", help="final grades: auto + rubric, for the LMS")
+    m.add_argument("chapter")
+    m.add_argument("folder", type=Path)
+    m.add_argument(
+        "--roster", type=Path, required=True, help="CSV with columns id, name"
+    )
+    m.add_argument("--rubric", type=Path, help="the filled-in rubric sheet")
+
+
+def run_command(args) -> int:
+    graded = args.folder / "graded"
+    if args.command == "grade":
+        autograder = OUT / args.chapter / "autograder" / "autograder.zip"
+        subs = sorted(args.folder.glob("*.ipynb"))
+        rows = grade(autograder, subs, args.jobs, args.timeout, graded, args.fresh)
+        write_table(rows, graded / "scores.csv")
+        bad = sum(r["status"] != "ok" for r in rows)
+        print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
+    elif args.command == "rubric":
+        pages = rubric_pages(
+            args.chapter, args.folder, graded / "rubric", pdf=not args.no_pdf
+        )
+        print(f"{len(pages)} rubric pages and rubric-sheet.csv -> {graded / 'rubric'}")
+    else:
+        sheet = args.rubric or graded / "rubric" / "rubric-sheet.csv"
+        rows = merge(graded / "scores.csv", args.roster, sheet, graded / "grades.csv")
+        print(f"final grades of {len(rows)} students -> {graded / 'grades.csv'}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """`judge` (internal: one submission, JSON on stdout) and the commands above."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.grading",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    j = sub.add_parser("judge", help="grade one notebook (JSON on stdout)")
+    j.add_argument("autograder_zip", type=Path)
+    j.add_argument("submission", type=Path)
+    j.add_argument("scratch", type=Path, help="an empty directory to run it in")
+    j.add_argument("--hide", nargs="*", default=[])
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    if args.command != "judge":
+        return run_command(args)
+    result = judge(args.autograder_zip, args.submission, args.hide, args.scratch)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
