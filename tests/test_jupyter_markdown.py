@@ -185,7 +185,7 @@ def test_admonition_becomes_a_blockquote():
 def test_dropdown_admonition_stays_folded():
     source = (
         "```{admonition} Open after the exercises\n:class: dropdown\n\n"
-        "> 1. \"A quoted claim.\"\n```"
+        '> 1. "A quoted claim."\n```'
     )
     assert convert(source) == (
         "<details>\n<summary>Open after the exercises</summary>\n\n"
