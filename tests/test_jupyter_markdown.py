@@ -182,6 +182,17 @@ def test_admonition_becomes_a_blockquote():
     )
 
 
+def test_dropdown_admonition_stays_folded():
+    source = (
+        "```{admonition} Open after the exercises\n:class: dropdown\n\n"
+        '> 1. "A quoted claim."\n```'
+    )
+    assert convert(source) == (
+        "<details>\n<summary>Open after the exercises</summary>\n\n"
+        '> 1. "A quoted claim."\n\n</details>'
+    )
+
+
 def test_colon_fence_and_named_admonitions():
     assert convert(":::{admonition} Title\n:class: note\n\nBody.\n:::") == (
         "> **Title**\n>\n> Body."

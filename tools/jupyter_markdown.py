@@ -575,6 +575,11 @@ def _directive(
             if args:
                 inner = [_inline(args, ctx), *inner]
             title = _ADMONITION_TITLES[name]
+        if "dropdown" in options.get("class", "").split():
+            # Folded in the book, so folded in Jupyter too: what it holds (say, the
+            # answers of earlier exercises) stays hidden until the reader opens it.
+            summary = f"<summary>{title or 'Details'}</summary>"
+            return ["<details>", summary, "", *inner, "", "</details>"]
         quoted = [f"> {ln}" if ln.strip() else ">" for ln in inner]
         return [f"> **{title}**", ">", *quoted] if title else quoted
     if name in {"figure", "image"}:

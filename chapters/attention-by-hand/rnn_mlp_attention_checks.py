@@ -59,7 +59,7 @@ QUESTIONS["ex-abh-q1b"] = {
     "points": 2,
     "answer": ["rnn_count", "att_count"],
     "describe": (
-        "multiply-adds of one layer for T = 100 tokens, width H = D = E = 64, 4 "
+        "multiply-adds of one layer for T = 100 tokens, width d_h = d = 64, 4 "
         "heads of width 16:\n"
         "rnn_count for the tanh RNN, att_count for self-attention (projections, "
         "scores, weights times V, output)"

@@ -52,7 +52,7 @@ QUESTIONS["ex-abh-q2a1"] = {
     "describe": (
         "dims: the key dimensions d_k you simulated (at least 6 values, up to "
         "256 or more);\n"
-        "score_var: for each, the sample variance of the raw scores q.k (q, k "
+        "score_var: for each, the sample variance of the unscaled products q.k (q, k "
         "with independent\n"
         "standard normal entries, at least 5000 pairs per dimension)"
     ),
