@@ -673,8 +673,8 @@ QUESTIONS["ex-a5-verdict"] = {
         (
             "Points to a computation for each verdict that is not 'right' (the cells "
             "of the chapter's exercises), and notes the parts the sheet leaves "
-            "unanswered (the end of 1(d)ii, the second half of 1(e)i, 1(e)ii, "
-            "3(c)) (1)"
+            "unanswered (the end of 1(d)ii, the second half of 1(e)i, 1(e)ii) "
+            "and that its 3(c) answers another question (1)"
         ),
     ],
 }
