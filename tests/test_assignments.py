@@ -311,7 +311,7 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
     text = (c["subs"] / "graded" / "feedback" / "student.md").read_text()
     assert grading.NOT_ANSWERED in text and "ellipsis" not in text.lower()
     wrong = (c["subs"] / "graded" / "feedback" / "mistakes-0.md").read_text()
-    assert "| abh_q3a | 0 / 3 | Q, K, V or S differ from the exact products" in wrong
+    assert "| abh_q3a | 0 / 3 | Q, K, V or QKt differ from the exact products" in wrong
     assert "Mismatched elements" not in wrong and "array(" not in wrong
     log = (c["subs"] / "graded" / "log" / "mistakes-0.log").read_text()
     assert "failed" in log

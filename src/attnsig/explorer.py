@@ -131,8 +131,9 @@ class StaticExplorer:
 
     def _is_category(self, param: str) -> bool:
         """Whether a parameter's values are categories (radio buttons), not numbers."""
+        # bool (a subclass of int) is a yes/no choice here, not a number.
         return any(
-            isinstance(v, bool) or not isinstance(v, (int, float))
+            issubclass(type(v), bool) or not issubclass(type(v), (int, float))
             for v in self.grid[param]
         )
 
@@ -140,7 +141,7 @@ class StaticExplorer:
         """What the reader reads for each value of a parameter (booleans: yes, no)."""
         return [
             ("yes" if v else "no")
-            if isinstance(v, bool)
+            if issubclass(type(v), bool)
             else self.formats[param].format(v)
             for v in self.grid[param]
         ]
