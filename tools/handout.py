@@ -63,11 +63,13 @@ def site_url(edition: str = "full", root: Path = ROOT) -> str:
 
 def myst_left(nb) -> list[str]:
     """The MyST markup left in the markdown cells of a notebook (empty when none)."""
+    # Inline code shows its text as typed (a sheet's `\\mathbf{x}`); a role's content,
+    # right after its closing brace, is not inline code and stays.
     return [
         m.group(0).strip()
         for cell in nb.cells
         if cell.cell_type == "markdown"
-        for m in MYST_LEFT.finditer(cell.source)
+        for m in MYST_LEFT.finditer(re.sub(r"(?<!\})`[^`\n]*`", "``", cell.source))
     ]
 
 
