@@ -230,7 +230,9 @@
   // Keyboard: formulas are no tab stops; every control of the article (explorer inputs,
   // dropdown buttons, links) can be reached with Tab.
   keyboard() {
-    const formulaStops = Array.from(document.querySelectorAll("mjx-container")).filter((m) => m.tabIndex >= 0).length;
+    // A formula wider than its column scrolls and must take focus (axe's
+    // scrollable-region-focusable); every other formula is no tab stop.
+    const formulaStops = Array.from(document.querySelectorAll("mjx-container")).filter((m) => m.tabIndex >= 0 && !(m.scrollWidth > m.clientWidth)).length;
     const unreachable = [];
     const root = document.querySelector("article.bd-article") || document.body;
     for (const el of root.querySelectorAll("input, select, textarea, button, summary, a[href]")) {
