@@ -26,7 +26,6 @@ from __future__ import annotations
 import copy
 import csv
 import os
-import re
 import shutil
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ import pytest
 
 pytest.importorskip("otter", reason="otter-grader is not installed")
 
-from tools import assignments, grading, nbtools  # noqa: E402
+from tools import assignments, grading, handout, nbtools  # noqa: E402
 
 # Every chapter with a worked solution is an assignment (ATTNSIG_TEST_CHAPTERS, a comma
 # list, narrows the run while working on some of them).
@@ -415,7 +414,7 @@ def test_students_see_plain_markdown(graded):
     student = nbformat.read(graded["dest"] / "student" / f"{name}.ipynb", as_version=4)
     for i, cell in enumerate(student.cells):
         if cell.cell_type == "markdown":
-            left = re.findall(r"\{[a-z:-]+\}`|^[`:]{3,}\{", cell.source, flags=re.M)
+            left = handout.myst_in(cell.source)
             assert not left, f"cell {i} of the student notebook shows MyST: {left}"
 
 

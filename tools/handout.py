@@ -61,15 +61,21 @@ def site_url(edition: str = "full", root: Path = ROOT) -> str:
     return base + ("student/" if edition == "student" else "")
 
 
-def myst_left(nb) -> list[str]:
-    """The MyST markup left in the markdown cells of a notebook (empty when none)."""
+def myst_in(text: str) -> list[str]:
+    """The MyST markup left in one markdown text (empty when none)."""
     # Inline code shows its text as typed (a sheet's `\\mathbf{x}`); a role's content,
     # right after its closing brace, is not inline code and stays.
+    plain = re.sub(r"(?<!\})`[^`\n]*`", "``", text)
+    return [m.group(0).strip() for m in MYST_LEFT.finditer(plain)]
+
+
+def myst_left(nb) -> list[str]:
+    """The MyST markup left in the markdown cells of a notebook (empty when none)."""
     return [
-        m.group(0).strip()
+        left
         for cell in nb.cells
         if cell.cell_type == "markdown"
-        for m in MYST_LEFT.finditer(re.sub(r"(?<!\})`[^`\n]*`", "``", cell.source))
+        for left in myst_in(cell.source)
     ]
 
 
