@@ -24,7 +24,7 @@ EDITION_BOUNDS = {
     "one-head": (0, 0, 0, 0),
     "attention-bounds": (0, 0, 0, 0),
     "position-encoding": (4, 1, 1, 0),
-    "svd": (3, 0, 1, 0),
+    "svd": (0, 0, 0, 0),
     "associative-recall": (0, 0, 0, 0),
     "signatures": (0, 0, 0, 0),
 }

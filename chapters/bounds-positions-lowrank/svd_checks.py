@@ -203,9 +203,9 @@ QUESTIONS["ex-svd-lowrank"] = {
             "||A||_F / sqrt(k) by (b) (1)"
         ),
         (
-            "Rank exactly k - 1: pad with delta u_j v_j^T when rank A < k - 1; "
-            "impossible for A = 0 and k >= 2 (the bound forces B = 0), and for k - 1 "
-            "> min(n, d) (1)"
+            "Rank exactly k - 1: pad with small multiples of u_j v_j^T when rank A "
+            "< k - 1; impossible for A = 0 and k >= 2 (the bound forces B = 0), and "
+            "for k - 1 > min(n, d) (1)"
         ),
     ],
 }
@@ -224,8 +224,9 @@ QUESTIONS["ex-svd-verdict"] = {
         ),
         (
             "Points to a computation for each verdict that is not 'right': a wide "
-            "matrix (n >= d unused), A = 0 or a low-rank A (rank exactly k - 1), the "
-            "non-diagonal A - B (0.5)"
+            "matrix (n >= d unused), a square A with det A < 0 (U, V not both "
+            "rotations), an A with a large row mean (not PCA), A = 0 or a low-rank A "
+            "(rank exactly k - 1), the non-diagonal A - B (0.5)"
         ),
     ],
 }
