@@ -9,7 +9,9 @@ contiguous rows.
 * :func:`signature_horner`: the per-segment Horner update of the module docstring of
   :mod:`attnsig.signature`, run once per segment for the whole batch. Its Python loop
   runs once per segment, so it pays off on a batch wider than its paths are long; its
-  memory is a few signatures per path, whatever the length.
+  memory is a few signatures per path, whatever the length. Its levels store each word
+  reversed (last letter first, permuted back at the end), so that ``a (x) D`` is ``d``
+  blocks ``D[j] * a`` written in order.
 * :func:`signature_meet_in_middle`: whole-path array operations and one matrix product
   per path (see :func:`_meet_in_middle`); its Python overhead does not grow with the
   path length, at the price of memory proportional to it.
@@ -20,7 +22,8 @@ meet-in-the-middle otherwise. Measured on a busy 2-core machine (nine shapes): t
 Horner update took 0.7-0.9x the time of meet-in-the-middle on 200 to 1000 paths of 10 to
 100 points at d = 3 or 5, but up to 4x longer on long paths and wide signatures, and on
 two wide batches (d = 4 depth 3, d = 2 depth 6) it was slower too: a simple rule, not
-an optimum.
+an optimum. Both methods were since made faster (issue 24); on the three benchmark
+shapes the rule still picks the faster one.
 """
 
 from __future__ import annotations
