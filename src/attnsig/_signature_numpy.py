@@ -9,7 +9,9 @@ contiguous rows.
 * :func:`signature_horner`: the per-segment Horner update of the module docstring of
   :mod:`attnsig.signature`, run once per segment for the whole batch. Its Python loop
   runs once per segment, so it pays off on a batch wider than its paths are long; its
-  memory is a few signatures per path, whatever the length.
+  memory is a few signatures per path, whatever the length. Its levels store each word
+  reversed (last letter first, permuted back at the end), so that ``a (x) D`` is ``d``
+  blocks ``D[j] * a`` written in order.
 * :func:`signature_meet_in_middle`: whole-path array operations and one matrix product
   per path (see :func:`_meet_in_middle`); its Python overhead does not grow with the
   path length, at the price of memory proportional to it.
@@ -20,7 +22,8 @@ meet-in-the-middle otherwise. Measured on a busy 2-core machine (nine shapes): t
 Horner update took 0.7-0.9x the time of meet-in-the-middle on 200 to 1000 paths of 10 to
 100 points at d = 3 or 5, but up to 4x longer on long paths and wide signatures, and on
 two wide batches (d = 4 depth 3, d = 2 depth 6) it was slower too: a simple rule, not
-an optimum.
+an optimum. Both methods were since made faster (issue 24); on the three benchmark
+shapes the rule still picks the faster one.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ import numpy as np
 
 __all__ = ["signature", "signature_horner", "signature_meet_in_middle"]
 
-# Working memory per chunk of paths, in float64 entries: 0.5 MB, near the cache, for
-# both methods (a single path larger than this is one chunk).
-CHUNK_ENTRIES = 1 << 16
+# Working memory per chunk of paths, in float64 entries: 2 MB, for both methods (a
+# single path larger than this is one chunk).
+CHUNK_ENTRIES = 1 << 18
 # Meet-in-the-middle holds whole trajectories: beyond this many entries for a single
 # path (128 MB), signature() uses the Horner update, whose memory does not grow with L.
 MAX_PATH_ENTRIES = 1 << 24
@@ -59,14 +62,6 @@ def _chunks(batch: int, per_path: int):
     return (slice(start, min(batch, start + step)) for start in range(0, batch, step))
 
 
-def _tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Tensor product of letter-major arrays (d**i, ...) and (d**j, ...).
-
-    The result is (d**(i+j), ...), the letters of ``a`` first.
-    """
-    return (a[:, None] * b[None]).reshape((-1,) + a.shape[1:])
-
-
 # --------------------------------------------------------------------------------------
 # The Horner update, one segment at a time
 # --------------------------------------------------------------------------------------
@@ -76,40 +71,53 @@ def signature_horner(paths: np.ndarray, depth: int) -> np.ndarray:
     """Signatures (B, D) of paths (B, L, d), ``L >= 2``, by the per-segment update."""
     batch, _, d = paths.shape
     out = np.empty((batch, sum(d**k for k in range(1, depth + 1))))
+    unreverse = [_reversal(d, k) for k in range(1, depth + 1)]
     for chunk in _chunks(batch, d**depth):
         increments = np.ascontiguousarray(
             np.diff(paths[chunk], axis=1).transpose(1, 2, 0)
         )  # (N, d, B_chunk)
-        out[chunk] = _horner(increments, depth).T
+        start = 0
+        for k, level in enumerate(_horner(increments, depth), start=1):
+            out[chunk, start : start + d**k] = level[unreverse[k - 1]].T
+            start += d**k
     return out
 
 
-def _horner(increments: np.ndarray, depth: int) -> np.ndarray:
-    """Letter-major signatures (D, B) from increments (N, d, B), one update per segment.
+def _reversal(d: int, k: int) -> np.ndarray:
+    """Rows of a level stored with reversed words, in the order of the flat layout.
+
+    ``reversed_level[_reversal(d, k)]`` lists the words in lexicographic order.
+    """
+    letters = np.arange(d**k).reshape((d,) * k)
+    return letters.transpose(tuple(range(k - 1, -1, -1))).reshape(-1)
+
+
+def _horner(increments: np.ndarray, depth: int) -> list[np.ndarray]:
+    """Levels ``(d**k, B)`` from increments (N, d, B), one update per segment.
 
     Level ``k`` from the top down, each reading the old lower levels:
-    ``S_k += (S_{k-1} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D``.
+    ``S_k += (S_{k-1} + ... (S_1 + D/k) (x) D/(k-1) ...) (x) D``. Words are stored
+    reversed (last letter first), so that ``a (x) D`` is the ``d`` blocks
+    ``D[j] * a``: one broadcast multiply whose inner loop runs over the whole batch
+    and whose output is written in order.
     """
     segments, d, batch = increments.shape
-    # scaled[s] = D / s for s = 1..depth, computed once for all segments: (N, d, B)
-    scaled = [increments] + [increments / s for s in range(1, depth + 1)]
+    # scaled[s - 1, n] = D_n / s for s = 1..depth, one operation for all segments
+    scaled = increments[None] / np.arange(1.0, depth + 1)[:, None, None, None]
     running = [np.zeros((d**k, batch)) for k in range(1, depth + 1)]
     sums = [np.empty((d**m, batch)) for m in range(depth)]  # scratch: S_m + acc
-    products = [np.empty((d**m, batch)) for m in range(depth + 1)]  # scratch
+    products = [np.empty((d, d**m, batch)) for m in range(depth)]  # D/s (x) sums[m]
     for n in range(segments):
+        step = scaled[:, n]  # (depth, d, B)
         for k in range(depth, 1, -1):
-            acc = scaled[k][n]  # D / k, (d, B)
+            acc = step[k - 1]  # D / k, (d, B)
             for m in range(1, k):
                 np.add(running[m - 1], acc, out=sums[m])  # (d**m, B)
-                np.multiply(
-                    sums[m].reshape(d**m, 1, batch),
-                    scaled[k - m][n].reshape(1, d, batch),
-                    out=products[m + 1].reshape(d**m, d, batch),
-                )
-                acc = products[m + 1]  # (d**(m+1), B)
+                np.multiply(step[k - m - 1][:, None], sums[m][None], out=products[m])
+                acc = products[m].reshape(d ** (m + 1), batch)
             np.add(running[k - 1], acc, out=running[k - 1])
         np.add(running[0], increments[n], out=running[0])
-    return np.concatenate(running, axis=0)  # (D, B)
+    return running
 
 
 # --------------------------------------------------------------------------------------
@@ -131,7 +139,7 @@ def signature_meet_in_middle(
     per_path = _meet_in_middle_entries(d, depth, length - 1, split)
     for chunk in _chunks(batch, per_path):
         points = np.ascontiguousarray(paths[chunk].transpose(2, 0, 1))  # (d, B_c, L)
-        out[chunk] = _meet_in_middle(points, depth, split).T
+        _meet_in_middle(points, depth, split, out[chunk])
     return out
 
 
@@ -143,12 +151,14 @@ def _meet_in_middle_entries(
     right = depth - split
     lefts = d**split * (right + 1)
     rights = sum(d**r for r in range(1, right + 1)) * (right + 1)
-    trajectories = 2 * sum(d**m for m in range(1, max(split, right + 1)))
+    trajectories = 3 * sum(d**m for m in range(1, max(split, right + 1)))
     return (lefts + rights + trajectories) * segments
 
 
-def _meet_in_middle(points: np.ndarray, depth: int, split: int) -> np.ndarray:
-    """Letter-major signatures (D, B) of paths given as points (d, B, L), ``L >= 2``.
+def _meet_in_middle(
+    points: np.ndarray, depth: int, split: int, out: np.ndarray
+) -> None:
+    """Write into ``out`` (B, D) the signatures of paths given as points (d, B, L).
 
     Group the iterated integral of a word of length ``k`` by the segment ``n`` that
     holds its ``q``-th letter (``q = split``) and by how many letters before (``a``)
@@ -164,78 +174,113 @@ def _meet_in_middle(points: np.ndarray, depth: int, split: int) -> np.ndarray:
     a contraction over ``n`` of left factors of level ``q`` with right factors of level
     ``k - q``: one matrix product per path gives every level above ``q``. Only
     trajectories up to level ``max(q - 1, depth - q)`` are needed, as cumulative sums.
-    Levels up to ``q`` are sums over ``n`` of their increments (``L_0``).
+    Levels up to ``q`` are sums over ``n`` of their increments (``L_0``). Every array
+    is letter-major, ``(d**m, B, N)``, and each factor is written straight into the
+    matrix it belongs to: no concatenation, no copies.
     """
     d, batch, length = points.shape
     segments = length - 1
     right_top = depth - split  # highest level needed on the right
-    increments = np.diff(points, axis=-1)  # (d, B, N)
-    scaled = [increments] + [increments / s for s in range(1, depth + 2)]
-    out: list[np.ndarray] = [np.empty(0)] * (depth + 1)
-    out[1] = points[..., -1] - points[..., 0]  # (d, B)
+    offsets = [sum(d**j for j in range(1, k)) for k in range(1, depth + 2)]
+
+    def put(level: int, value: np.ndarray) -> None:
+        """Store level ``level`` of every path, given as (B, d**level)."""
+        out[:, offsets[level - 1] : offsets[level]] = value
+
+    increments = points[..., 1:] - points[..., :-1]  # (d, B, N)
+    put(1, (points[..., -1] - points[..., 0]).T)
+    # D / s for every divisor s below, in one operation (a multiplication by 1/s,
+    # which may differ from D / s in the last bit): (len, d, B, N)
+    divisors = sorted(
+        set(range(1, depth + 1)) | {math.factorial(1 + b) for b in range(right_top + 1)}
+    )
+    inverse = 1.0 / np.array(divisors, dtype=float)
+    table = increments[None] * inverse[:, None, None, None]
+    scaled = dict(zip(divisors, table, strict=True))
     prefixes = [np.ones(1), points[..., :-1] - points[..., :1]]  # P_1(n) = X_n - X_0
 
-    def left_factor(level: int, b: int) -> np.ndarray:
-        """L_b for words cut at ``level``, (d**level, B, N).
+    def left_factor(level: int, b: int, target: np.ndarray | None = None) -> np.ndarray:
+        """L_b for words cut at ``level``, (d**level, B, N), into ``target`` if given.
 
-        By Horner from the innermost term ``D / (level + b)``.
+        By Horner from the innermost term ``D / (level + b)``; the last factor
+        ``D / (1 + b)!`` carries the common denominator.
         """
+        if target is None:
+            target = np.empty((d**level, batch, segments))
         if level == 1:
-            return increments / math.factorial(1 + b)
+            np.copyto(target, scaled[math.factorial(1 + b)])
+            return target
         acc = scaled[level + b]
-        for a in range(level - 2, 0, -1):
-            acc = _tensor(prefixes[level - 1 - a] + acc, scaled[a + 1 + b])
-        acc = _tensor(prefixes[level - 1] + acc, increments)
-        return acc / math.factorial(1 + b) if b else acc
+        for m in range(1, level):  # prefix level added, then one more letter
+            summed = prefixes[m] + acc  # (d**m, B, N)
+            last = m == level - 1
+            factor = scaled[math.factorial(1 + b) if last else level - m + b]
+            product = target if last else np.empty((d ** (m + 1), batch, segments))
+            np.multiply(
+                summed[:, None],
+                factor[None],
+                out=product.reshape(d**m, d, *summed.shape[1:]),
+            )
+            acc = product
+        return acc
 
     for level in range(2, split):  # prefix trajectories P_2 .. P_{q-1}
         steps = left_factor(level, 0)
         running = np.cumsum(steps, axis=-1)
-        out[level] = running[..., -1].copy()
-        running -= steps  # exclusive: the path before segment n
+        put(level, running[..., -1].T)
+        np.subtract(running, steps, out=running)  # exclusive: the path before n
         prefixes.append(running)  # (d**level, B, N)
     if right_top == 0:  # split == depth: nothing to the right of the cut
         if split >= 2:
-            out[split] = left_factor(split, 0).sum(axis=-1)
-        return np.concatenate(out[1:], axis=0)  # (D, B)
+            put(split, left_factor(split, 0).sum(axis=-1).T)
+        return
 
-    # Q_1 .. Q_r: Q_j(n) = sum_{m>n} D_m (x) (Q_{j-1} + D_m/2 (x) (... + D_m/j))
-    suffixes = [np.ones(1), points[..., -1:] - points[..., 1:]]  # Q_1 = X_end - X_{n+1}
-    for level in range(2, right_top + 1):
-        acc = scaled[level]
-        for i in range(1, level):
-            acc = _tensor(scaled[level - i], suffixes[i] + acc)
-        running = np.cumsum(acc, axis=-1)
-        suffixes.append(running[..., -1:] - running)  # exclusive: after segment n
-    powers = [np.ones(1), increments]  # D^{(x)b}, (d**b, B, N)
-    for _ in range(2, right_top + 1):
-        powers.append(_tensor(powers[-1], increments))
-
-    # Left factors side by side along n, right factors stacked by level: (d**q, B,
-    # (r+1) N) and (d + ... + d**r, B, (r+1) N); right blocks with b > level - q are 0.
-    left_blocks = [left_factor(split, b) for b in range(right_top + 1)]
-    left = np.concatenate(left_blocks, axis=-1)
-    right = np.zeros(
-        (sum(d**r for r in range(1, right_top + 1)), batch, (right_top + 1) * segments)
-    )
-    row = 0
-    for r in range(1, right_top + 1):
-        for b in range(r + 1):
-            if b == 0:
-                block = suffixes[r]
-            elif b == r:
-                block = powers[r]
-            else:
-                block = _tensor(powers[b], suffixes[r - b])
-            right[row : row + d**r, :, b * segments : (b + 1) * segments] = block
-        row += d**r
-    # One matrix product per path; BLAS reads the transposed views as strided matrices.
-    contracted = np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0))
+    # Left factors side by side along n, right factors stacked by level: matrices
+    # (d**q, B, r+1, N) and (d + ... + d**r, B, r+1, N); block (j, b) of the right is
+    # R_b at level j, zero for b > j.
+    left = np.empty((d**split, batch, right_top + 1, segments))
+    for b in range(right_top + 1):
+        left_factor(split, b, left[:, :, b])
     if split >= 2:
-        out[split] = left_blocks[0].sum(axis=-1)  # (d**q, B)
-    row = 0
-    for r in range(1, right_top + 1):  # contracted: (B, d**q, d + ... + d**r)
-        block = contracted[:, :, row : row + d**r]
-        out[split + r] = block.reshape(batch, d ** (split + r)).T
-        row += d**r
-    return np.concatenate(out[1:], axis=0)  # (D, B)
+        put(split, left[:, :, 0].sum(axis=-1).T)
+    rows = sum(d**j for j in range(1, right_top + 1))
+    right = np.empty((rows, batch, right_top + 1, segments))
+    blocks = [np.empty(0)]  # blocks[j]: the rows of level j
+    for j in range(1, right_top + 1):
+        blocks.append(right[offsets[j - 1] : offsets[j]])
+        blocks[j][:, :, j + 1 :] = 0.0
+    np.subtract(points[..., -1:], points[..., 1:], out=blocks[1][:, :, 0])  # Q_1
+    np.copyto(blocks[1][:, :, 1], increments)
+    for j in range(2, right_top + 1):
+        # D^{(x)j}, then Q_j(n) = sum_{m>n} D_m (x) (Q_{j-1} + D_m/2 (x) (... + D_m/j))
+        np.multiply(
+            blocks[j - 1][:, None, :, j - 1],
+            increments[None],
+            out=blocks[j][:, :, j].reshape(d ** (j - 1), d, batch, segments),
+        )
+        acc = scaled[j]
+        for i in range(1, j):
+            summed = blocks[i][:, :, 0] + acc  # (d**i, B, N)
+            acc = np.empty((d ** (i + 1), batch, segments))
+            np.multiply(
+                scaled[j - i][:, None],
+                summed[None],
+                out=acc.reshape(d, d**i, batch, segments),
+            )
+        suffix = blocks[j][:, :, 0]
+        np.cumsum(acc, axis=-1, out=suffix)
+        np.subtract(suffix[..., -1:], suffix, out=suffix)  # exclusive: after n
+        for b in range(1, j):
+            np.multiply(
+                blocks[b][:, None, :, b],
+                blocks[j - b][None, :, :, 0],
+                out=blocks[j][:, :, b].reshape(d**b, d ** (j - b), batch, segments),
+            )
+    # One matrix product per path; BLAS reads the transposed views as strided matrices.
+    contracted = np.matmul(
+        left.reshape(d**split, batch, -1).transpose(1, 0, 2),
+        right.reshape(rows, batch, -1).transpose(1, 2, 0),
+    )  # (B, d**q, d + ... + d**r)
+    for j in range(1, right_top + 1):
+        block = contracted[:, :, offsets[j - 1] : offsets[j]]
+        put(split + j, block.reshape(batch, d ** (split + j)))
