@@ -447,15 +447,15 @@ def a5_kqv_identity_form(y2_limit, can_reach_u_b, X):
     assert isinstance(can_reach_u_b, (bool, np.bool_)), "can_reach_u_b: True or False"
 
 
-def a5_kqv_identity_answers(y2_limit, can_reach_u_b, u_a, beta):
-    """y2_limit or can_reach_u_b is wrong: take the limit of large beta with
+def a5_kqv_identity_answers(y2_limit, can_reach_u_b, u_a, rho):
+    """y2_limit or can_reach_u_b is wrong: take the limit of large rho with
     identity weights.
     """
 
     import numpy as np
 
     np.testing.assert_allclose(
-        np.asarray(y2_limit, dtype=float), u_a, rtol=0, atol=1e-6 * beta
+        np.asarray(y2_limit, dtype=float), u_a, rtol=0, atol=1e-6 * rho
     )
     assert isinstance(can_reach_u_b, (bool, np.bool_)) and not can_reach_u_b
 
@@ -479,7 +479,7 @@ QUESTIONS["ex-a5-kqv-identity"] = {
     "points": 3,
     "answer": ["y2_limit", "can_reach_u_b"],
     "describe": (
-        "y2_limit: the vector y_2 approximates for large beta (array of shape "
+        "y2_limit: the vector y_2 approximates for large rho (array of shape "
         "(6,), e.g. from u_a, u_b, u_c, u_d);\n"
         "can_reach_u_b: True if adding u_c or u_d to x_2 can bring y_2 close to "
         "u_b, False if not"
@@ -495,7 +495,7 @@ QUESTIONS["ex-a5-kqv-identity"] = {
         (
             "Argues why not: without projections a token scores itself highest "
             "(x_j.x_2' <= |x_2'|^2 for equal norms), so y_2 stays near x_2'; or the "
-            "bound |y_2 - u_b| >= beta/sqrt(2) for any weights (1)"
+            "bound |y_2 - u_b| >= rho/sqrt(2) for any weights (1)"
         )
     ],
 }
@@ -512,7 +512,7 @@ def a5_kqv_design_shapes(W_K, W_Q, W_V, X):
         assert m is not ... and np.shape(m) == (d, d), f"{name}: shape ({d}, {d})"
 
 
-def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, beta):
+def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, rho):
     """The designed W_K, W_Q, W_V do not send the outputs to their targets."""
 
     import numpy as np
@@ -522,8 +522,8 @@ def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, beta):
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     w /= w.sum(axis=-1, keepdims=True)
     y = w @ V
-    assert np.linalg.norm(y[1] - u_b) <= 1e-3 * beta, "y_2 should be close to u_b"
-    assert np.linalg.norm(y[0] - (u_b - u_c)) <= 1e-3 * beta, (
+    assert np.linalg.norm(y[1] - u_b) <= 1e-3 * rho, "y_2 should be close to u_b"
+    assert np.linalg.norm(y[0] - (u_b - u_c)) <= 1e-3 * rho, (
         "y_1 should be close to u_b - u_c"
     )
 
