@@ -219,8 +219,8 @@ QUESTIONS["ex-svd-verdict"] = {
     "verdicts": True,
     "rubric": [
         (
-            "Reads Sigma^2 as Sigma^T Sigma of the full SVD (right as written for "
-            "the thin SVD), and says why (0.5)"
+            "Judges the Sigma^2 line in the sheet's model: n >= d makes the thin "
+            "SVD's Sigma square, so the line is right; U^T U = I used silently (0.5)"
         ),
         (
             "Points to a computation for each verdict that is not 'right': a wide "
