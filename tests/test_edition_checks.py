@@ -5,6 +5,7 @@ count above its bound fails; a count below it asks (by a warning) for the bound 
 lowered to it, so that the bounds only go down, to 0.
 """
 
+import ast
 import warnings
 
 import nbformat
@@ -106,3 +107,16 @@ def test_an_explorer_that_starts_at_a_solutions_example_is_counted():
     assert ec.explorer_giveaways(nb) == [
         "explorer 'draw' writes computed values and starts at ['A6B8C3B?']"
     ]
+
+
+def test_an_explorer_frame_declared_as_an_answer_is_counted():
+    call = 'static_explorer(draw, {"theta": [0, 20, 40], "s": [0.5]}, name="angle")\n'
+    trees = [ast.parse(call)]
+    declared = {"angle": {"theta": ((0, 15), (35, 45))}}
+    assert ec.explorer_answer_frames(trees, declared) == [
+        "explorer 'angle' has a frame at theta=0",
+        "explorer 'angle' has a frame at theta=40",
+    ]
+    assert ec.explorer_answer_frames(trees, {"other": declared["angle"]}) == []
+    # The chapter's own explorer: its frames stay between the two exercise designs.
+    assert "onehead-angle" in ec.ANSWER_FRAMES

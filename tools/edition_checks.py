@@ -19,7 +19,10 @@ notebook the student edition is built from), each to be driven to 0:
   helper of the chapter it calls) writes a computed value into the figure (an f-string
   of something other than the explorer's own parameters), and it reads data that a
   solution also reads, directly or through the chapter's assignments, or starts from a
-  string a solution uses (such as the sheet's example prompt).
+  string a solution uses (such as the sheet's example prompt). A picture of a simulation
+  can give an answer away without writing a number: `ANSWER_FRAMES` declares, per static
+  explorer, the parameter values whose frames picture an exercise's answer, and a frame
+  there counts too.
 
 `tests/test_edition_checks.py` holds today's counts as a ratchet: a count may only fall.
 """
@@ -129,6 +132,45 @@ def _strings(node) -> set[str]:
     }
 
 
+# Static explorers (by `name`) whose frames picture an exercise's answer for some
+# values of a parameter, which the code check below cannot see: parameter -> closed
+# intervals of values whose frames give the answer away.
+ANSWER_FRAMES = {
+    # one-head: near 0 degrees the histogram is that of the copying heads
+    # (ex-onehead-two-heads-noisy: most draws at 1/2), near 45 degrees that of the
+    # single head (ex-onehead-noisy-key: bimodal); review 58 found 5 and 40 degrees
+    # too close.
+    "onehead-angle": {"theta_deg": ((0.0, 15.0), (35.0, 45.0))},
+}
+
+
+def explorer_answer_frames(trees, answer_frames=None) -> list[str]:
+    """Frames of static explorers at parameter values declared in `ANSWER_FRAMES`."""
+    answer_frames = ANSWER_FRAMES if answer_frames is None else answer_frames
+    found = []
+    for tree in trees:
+        for call in ast.walk(tree):
+            if not (
+                isinstance(call, ast.Call)
+                and ast.unparse(call.func).endswith("static_explorer")
+                and len(call.args) > 1
+            ):
+                continue
+            keywords = {k.arg: k.value for k in call.keywords}
+            try:
+                name = ast.literal_eval(keywords.get("name", ast.Constant(None)))
+                grid = ast.literal_eval(call.args[1])
+            except ValueError:
+                continue
+            for param, ranges in answer_frames.get(name, {}).items():
+                for value in grid.get(param, []):
+                    if any(lo <= value <= hi for lo, hi in ranges):
+                        found.append(
+                            f"explorer {name!r} has a frame at {param}={value}"
+                        )
+    return found
+
+
 def explorer_giveaways(nb) -> list[str]:
     """Static explorers of the student notebook that draw an exercise's data."""
     student, removed = se.student_notebook(nbformat.from_dict(nb))
@@ -188,7 +230,7 @@ def explorer_giveaways(nb) -> list[str]:
             if writes and (shared or starts):
                 why = f"reads {', '.join(shared)}" if shared else f"starts at {starts}"
                 found.append(f"explorer {draw.name!r} writes computed values and {why}")
-    return found
+    return found + explorer_answer_frames(trees)
 
 
 # --- Counts

@@ -519,10 +519,9 @@ QUESTIONS["ex-onehead-two-heads"] = {
     },
     "rubric": [
         (
-            "Written part: why the choice works (each head copies one value with "
-            "beta >= Delta_n(eps), or both use the single-head query inside its "
-            "window), beta sqrt(nu) small, and |c - m| <= eps sqrt(2) for "
-            "orthonormal values (1)"
+            "Written part: why the copying heads work (each copies one value once "
+            "beta >= Delta_n(eps)), beta sqrt(nu) small, and |c - m| <= eps sqrt(2) "
+            "for orthonormal values (1)"
         )
     ],
 }
