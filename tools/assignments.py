@@ -58,9 +58,13 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   The table is the answer key: each row's claim (the column before the verdict, after
   a leading part/question column if there is one) becomes a numbered claim, each
   verdict cell starts with one of `VERDICTS`. The student defines `verdicts`, a dict
-  claim number -> verdict; one hidden check per claim (a flagged claim, "wrong" or
-  "garbled", must be flagged, an accepted one accepted) gives partial credit, and the
-  typical wrong answers are "trusting the sheet" and "rejecting every claim".
+  claim number -> verdict. Only judgement scores (`tools.questions.verdict_points`):
+  with n claims, c of them judged as the book does (a flagged claim, "wrong" or
+  "garbled", must be flagged, an accepted one accepted) and b the most claims one
+  verdict given to every claim would judge, the question gives points * max(0, c - b)
+  / (n - b). "right" everywhere, "wrong" everywhere or the hedge "right with a caveat"
+  everywhere score 0. The typical wrong answers are "trusting the sheet" and "rejecting
+  every claim".
 * a question graded by hand (e.g. a proof)::
 
       QUESTIONS["ex-label"] = {"points": 3, "manual": True, "kind": "proof",
@@ -190,13 +194,15 @@ def _clean(cell):
     return cell
 
 
-def _test_cell(source: str, hidden: bool):
-    config = f"hidden: {str(hidden).lower()}"
-    if not hidden:  # a public check tests the form only, and says so
-        config += f"\nsuccess_message: {grading.FORM_OK}"
-        source = grading.guard_unanswered(source)
-    elif hint := grading.hint_of(source):  # a hidden check's docstring: its hint
-        config += f"\nfailure_message: {json.dumps(hint)}"
+def _test_cell(source: str, config: dict):
+    lines = [f"hidden: {str(config['hidden']).lower()}"]
+    if "points" in config:
+        lines.append(f"points: {config['points']}")
+    if "success_message" in config:
+        lines.append(f"success_message: {config['success_message']}")
+    if "failure_message" in config:
+        lines.append(f"failure_message: {json.dumps(config['failure_message'])}")
+    config = "\n".join(lines)
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 
@@ -273,10 +279,8 @@ def master_notebook(nb, name: str, path: Path):
         if not manual:
             cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
-            for src in spec.get("public", []):
-                cells.append(_test_cell(src, hidden=False))
-            for src in spec.get("hidden", []):
-                cells.append(_test_cell(src, hidden=True))
+            for src, config in grading.test_cases_of(spec):
+                cells.append(_test_cell(src, config))
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))
         if not manual and spec.get("rubric"):
