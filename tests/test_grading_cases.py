@@ -137,7 +137,6 @@ PENDING = {
     ("position-encoding", "ex-posenc-distinct"),
     ("svd", "ex-svd-kth"),
     ("svd", "ex-svd-lowrank"),
-    ("associative-recall", "ex-recall-perfect"),
     ("associative-recall", "ex-recall-scale"),
     ("associative-recall", "ex-recall-pairs"),
     ("associative-recall", "ex-recall-malformed"),
