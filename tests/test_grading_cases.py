@@ -106,9 +106,6 @@ AUTO = [
 # Questions whose alternatives and mistakes are still to be written: this list only
 # shrinks (test_every_question_has_cases).
 PENDING = {
-    ("tour", "ex-tour-1d"),
-    ("rnn-mlp-attention", "ex-abh-q1b"),
-    ("rnn-mlp-attention", "ex-abh-q1d"),
     ("one-head", "ex-onehead-copy"),
     ("one-head", "ex-onehead-projection"),
     ("one-head", "ex-onehead-average"),
