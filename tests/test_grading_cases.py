@@ -130,9 +130,6 @@ PENDING = {
     ("attention-bounds", "ex-bounds-average"),
     ("attention-bounds", "ex-bounds-noisy"),
     ("attention-bounds", "ex-bounds-heads"),
-    ("associative-recall", "ex-recall-scale"),
-    ("associative-recall", "ex-recall-pairs"),
-    ("associative-recall", "ex-recall-malformed"),
 }
 
 
