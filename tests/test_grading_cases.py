@@ -121,10 +121,6 @@ PENDING = {
     ("cs224n-a5", "ex-a5-two-heads-noisy"),
     ("cs224n-a5", "ex-a5-kqv-identity"),
     ("cs224n-a5", "ex-a5-kqv-design"),
-    ("attention-bounds", "ex-bounds-copy"),
-    ("attention-bounds", "ex-bounds-average"),
-    ("attention-bounds", "ex-bounds-noisy"),
-    ("attention-bounds", "ex-bounds-heads"),
 }
 
 
