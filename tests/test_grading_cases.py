@@ -107,13 +107,8 @@ AUTO = [
 # shrinks (test_every_question_has_cases).
 PENDING = {
     ("one-head", "ex-onehead-noisy-key"),
-    ("cs224n-a5", "ex-a5-average"),
-    ("cs224n-a5", "ex-a5-noisy-small"),
     ("cs224n-a5", "ex-a5-noisy-large"),
-    ("cs224n-a5", "ex-a5-two-heads"),
     ("cs224n-a5", "ex-a5-two-heads-noisy"),
-    ("cs224n-a5", "ex-a5-kqv-identity"),
-    ("cs224n-a5", "ex-a5-kqv-design"),
 }
 
 
