@@ -107,8 +107,6 @@ AUTO = [
 # shrinks (test_every_question_has_cases).
 PENDING = {
     ("one-head", "ex-onehead-noisy-key"),
-    ("cs224n-a5", "ex-a5-noisy-large"),
-    ("cs224n-a5", "ex-a5-two-heads-noisy"),
 }
 
 

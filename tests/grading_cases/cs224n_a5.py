@@ -122,10 +122,75 @@ def design_with_sharper_keys():
     return {**f, "W_K": (2 * np.eye(6)).tolist(), "W_Q": w_q, "W_V": p_b - p_c}
 
 
+def _noisy_bed(seed):
+    """Keys with key a's length gamma ~ N(1, 1/2) along mu_a (other noise tiny), the
+    noise-free keys, and the queries of the chapter."""
+    import numpy as np
+
+    bed = _bed()
+    rng = np.random.default_rng(seed)
+    means, beta, num = bed["means"], bed["scale_beta"], 4000
+    keys_small = means + 1e-4 * rng.normal(size=(num, 4, 4))
+    keys_noisy = keys_small.copy()
+    gamma = rng.normal(1.0, math.sqrt(0.5), size=num)
+    keys_noisy[:, 0] = gamma[:, None] * means[0] + (keys_small[:, 0] - means[0])
+    q_avg = beta * (means[0] + means[1])
+    q_two = np.stack([beta * means[0], beta * means[1]])
+    return {**bed, "keys_small": keys_small, "keys_noisy": keys_noisy, "gamma": gamma,
+            "q_avg": q_avg, "q_two": q_two}  # fmt: skip
+
+
+def _softmax_rows(s):
+    import numpy as np
+
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def one_head_by_simulating_keys():
+    bed = _noisy_bed(5)
+    w = _softmax_rows(bed["keys_noisy"] @ bed["q_avg"])
+    return {**bed, "c_one": w @ bed["vals"]}
+
+
+def one_head_by_the_reduced_model():
+    """c = sig v_a + (1 - sig) v_b, sig = sigmoid(beta (gamma - 1)), gamma drawn."""
+    import numpy as np
+
+    bed = _bed()
+    gamma = np.random.default_rng(6).normal(1.0, math.sqrt(0.5), size=5000)
+    sig = 1 / (1 + np.exp(-bed["scale_beta"] * (gamma - 1)))
+    c = sig[:, None] * bed["vals"][0] + (1 - sig)[:, None] * bed["vals"][1]
+    return {**bed, "c_one": c}
+
+
+def two_heads_by_simulating_keys():
+    bed = _noisy_bed(7)
+    heads = [_softmax_rows(bed["keys_noisy"] @ q) @ bed["vals"] for q in bed["q_two"]]
+    return {**bed, "c_two": (heads[0] + heads[1]) / 2}
+
+
+def two_heads_by_the_reduced_model():
+    """Head 1 weighs key a by e^{beta gamma} against three keys of score 0; head 2
+    copies v_b."""
+    import numpy as np
+
+    bed = _bed()
+    gamma = np.random.default_rng(8).normal(1.0, math.sqrt(0.5), size=5000)
+    e = np.exp(bed["scale_beta"] * gamma)
+    c1 = (e / (e + 3))[:, None] * bed["vals"][0]
+    return {**bed, "c_two": ((c1 + bed["vals"][1]) / 2).tolist()}
+
+
 ALTERNATIVES = {
     "ex-a5-average": [average_by_formula, average_by_least_squares_and_softmax],
     "ex-a5-noisy-small": [noisy_small_by_hand, noisy_small_by_least_squares],
     "ex-a5-two-heads": [two_heads_by_hand, two_heads_longer_as_lists],
     "ex-a5-kqv-identity": [identity_by_running_attention, identity_by_hand],
     "ex-a5-kqv-design": [design_as_in_the_answer, design_with_sharper_keys],
+    "ex-a5-noisy-large": [one_head_by_simulating_keys, one_head_by_the_reduced_model],
+    "ex-a5-two-heads-noisy": [
+        two_heads_by_simulating_keys,
+        two_heads_by_the_reduced_model,
+    ],
 }
