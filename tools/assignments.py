@@ -49,7 +49,10 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   typical mistake is a function of notebook names too, returning the answer names it
   changes: `tests/test_assignments.py` puts it after the solution and checks that the
   question is lost. The answer is computed by the last solution code cell that binds
-  an answer name.
+  an answer name. A check tests the mathematical object, not the route to it (a
+  stated precision tolerates the rounding it implies): `tests/grading_cases/
+  <chapter>.py` gives each auto-checked question two or more answers by other routes,
+  which must score full marks (tests/test_grading_cases.py, without notebooks).
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 

@@ -139,8 +139,52 @@ def robust_by_least_squares():
     return {**bed, "q_robust": q, "p_one_head": phi**4, "p_two_heads": phi * phi}
 
 
+def _fractions(c, values, radius=0.1):
+    import numpy as np
+
+    targets = {
+        "v_a": values[0],
+        "v_b": values[1],
+        "average": (values[0] + values[1]) / 2,
+    }
+    return {k: float(np.mean(np.linalg.norm(c - t, axis=1) <= radius))
+            for k, t in targets.items()}  # fmt: skip
+
+
+def noisy_key_by_simulating_keys():
+    """40000 key sets: isotropic noise nu = 1e-4, key a's length 1 + N(0, 1/2)."""
+    import numpy as np
+
+    bed = _bed()
+    means, values = bed["means"], bed["values"]
+    rng = np.random.default_rng(45)
+    keys = means + 0.01 * rng.normal(size=(40000, *means.shape))
+    keys[:, 0] += math.sqrt(0.5) * rng.normal(size=(40000, 1)) * means[0]
+    s = keys @ (50.0 * (means[0] + means[1]))
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    c = (w / w.sum(axis=-1, keepdims=True)) @ values
+    return {**bed, "fractions_single": _fractions(c, values)}
+
+
+def noisy_key_by_drawing_scores():
+    """The scores drawn directly: 50 (gamma [i = a] + [i = b]) plus N(0, 1/2) noise
+    (50 * 0.01 * |mu_a + mu_b|), gamma ~ N(1, 1/2)."""
+    import numpy as np
+
+    bed = _bed()
+    rng = np.random.default_rng(46)
+    num, n = 40000, bed["n"]
+    s = math.sqrt(0.5) * rng.normal(size=(num, n))
+    s[:, 0] += 50 * rng.normal(1.0, math.sqrt(0.5), size=num)
+    s[:, 1] += 50
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    c = (w / w.sum(axis=-1, keepdims=True)) @ bed["values"]
+    return {**bed, "fractions_single": _fractions(c, bed["values"])}
+
+
 ALTERNATIVES = {
     "ex-onehead-copy": [gap_by_hand, gap_by_root_finding],
+    "ex-onehead-noisy-key": [noisy_key_by_simulating_keys, noisy_key_by_drawing_scores],
     "ex-onehead-projection": [projection_by_pseudo_inverse, projection_orthogonal],
     "ex-onehead-average": [average_by_formula, average_by_least_squares],
     "ex-onehead-small-noise": [small_noise_by_formula, small_noise_longer],
