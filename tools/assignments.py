@@ -347,7 +347,13 @@ def rubric(path: Path, nb=None) -> str:
             title = f"## {q['name']}: the book's verdicts (checked automatically)"
             lines += [title, ""]
             lines += [f"{i}. {v}: {c}" for i, (c, v) in enumerate(q["claims"], 1)]
-            lines.append("")
+            n, b = len(q["claims"]), spec["baseline"]
+            lines += [
+                "",
+                f"Score: {spec['points']} x max(0, c - {b}) / {n - b}, where c claims "
+                f"are judged as above; one verdict for every claim judges {b}.",
+                "",
+            ]
         if spec.get("rubric"):
             # The written part of an auto-checked question, if the instructor grades it.
             lines += [f"## {q['name']}: written part (the checks grade the rest)", ""]
