@@ -521,3 +521,24 @@ def test_colab_fetches_the_public_checks(tmp_path, monkeypatch):
     assert fetched == [f"{url}/{name}" for name in published]
     assert sorted(p.name for p in (colab / "tests").iterdir()) == published
     assert "grader" in namespace
+
+
+def test_checks_of_specs_are_the_zips(graded):
+    """The checks `tools.grading.check_of` makes from a spec (which
+    tests/test_grading_cases.py grades without a notebook) are the autograder zip's."""
+    built = grading.read_checks(graded["dest"] / "autograder" / "autograder.zip")
+    for q in graded["qs"]:
+        if q["answer_cell"] is None:
+            continue
+        ours = grading.check_of(q["name"], q["spec"])
+        theirs = grading.load_check(built[q["name"]], f"{q['name']}.py")
+        assert ours["possible"] == pytest.approx(theirs["possible"]), q["label"]
+        assert bool(ours["all"]) == bool(theirs["all"]), q["label"]
+
+        def cases(check):
+            return [
+                (c.name, c.hidden, c.failure_message, round(c.points, 9))
+                for c in check["cases"]
+            ]
+
+        assert cases(ours) == cases(theirs), q["label"]

@@ -49,7 +49,10 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   typical mistake is a function of notebook names too, returning the answer names it
   changes: `tests/test_assignments.py` puts it after the solution and checks that the
   question is lost. The answer is computed by the last solution code cell that binds
-  an answer name.
+  an answer name. A check tests the mathematical object, not the route to it (a
+  stated precision tolerates the rounding it implies): `tests/grading_cases/
+  <chapter>.py` gives each auto-checked question two or more answers by other routes,
+  which must score full marks (tests/test_grading_cases.py, without notebooks).
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
@@ -58,9 +61,13 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   The table is the answer key: each row's claim (the column before the verdict, after
   a leading part/question column if there is one) becomes a numbered claim, each
   verdict cell starts with one of `VERDICTS`. The student defines `verdicts`, a dict
-  claim number -> verdict; one hidden check per claim (a flagged claim, "wrong" or
-  "garbled", must be flagged, an accepted one accepted) gives partial credit, and the
-  typical wrong answers are "trusting the sheet" and "rejecting every claim".
+  claim number -> verdict. Only judgement scores (`tools.questions.verdict_points`):
+  with n claims, c of them judged as the book does (a flagged claim, "wrong" or
+  "garbled", must be flagged, an accepted one accepted) and b the most claims one
+  verdict given to every claim would judge, the question gives points * max(0, c - b)
+  / (n - b). "right" everywhere, "wrong" everywhere or the hedge "right with a caveat"
+  everywhere score 0. The typical wrong answers are "trusting the sheet" and "rejecting
+  every claim".
 * a question graded by hand (e.g. a proof)::
 
       QUESTIONS["ex-label"] = {"points": 3, "manual": True, "kind": "proof",
@@ -190,13 +197,15 @@ def _clean(cell):
     return cell
 
 
-def _test_cell(source: str, hidden: bool):
-    config = f"hidden: {str(hidden).lower()}"
-    if not hidden:  # a public check tests the form only, and says so
-        config += f"\nsuccess_message: {grading.FORM_OK}"
-        source = grading.guard_unanswered(source)
-    elif hint := grading.hint_of(source):  # a hidden check's docstring: its hint
-        config += f"\nfailure_message: {json.dumps(hint)}"
+def _test_cell(source: str, config: dict):
+    lines = [f"hidden: {str(config['hidden']).lower()}"]
+    if "points" in config:
+        lines.append(f"points: {config['points']}")
+    if "success_message" in config:
+        lines.append(f"success_message: {config['success_message']}")
+    if "failure_message" in config:
+        lines.append(f"failure_message: {json.dumps(config['failure_message'])}")
+    config = "\n".join(lines)
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 
@@ -273,10 +282,8 @@ def master_notebook(nb, name: str, path: Path):
         if not manual:
             cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
-            for src in spec.get("public", []):
-                cells.append(_test_cell(src, hidden=False))
-            for src in spec.get("hidden", []):
-                cells.append(_test_cell(src, hidden=True))
+            for src, config in grading.test_cases_of(spec):
+                cells.append(_test_cell(src, config))
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))
         if not manual and spec.get("rubric"):
@@ -340,7 +347,13 @@ def rubric(path: Path, nb=None) -> str:
             title = f"## {q['name']}: the book's verdicts (checked automatically)"
             lines += [title, ""]
             lines += [f"{i}. {v}: {c}" for i, (c, v) in enumerate(q["claims"], 1)]
-            lines.append("")
+            n, b = len(q["claims"]), spec["baseline"]
+            lines += [
+                "",
+                f"Score: {spec['points']} x max(0, c - {b}) / {n - b}, where c claims "
+                f"are judged as above; one verdict for every claim judges {b}.",
+                "",
+            ]
         if spec.get("rubric"):
             # The written part of an auto-checked question, if the instructor grades it.
             lines += [f"## {q['name']}: written part (the checks grade the rest)", ""]

@@ -279,6 +279,27 @@ def hint_of(source: str) -> str | None:
     return first.replace('"', "'").replace("\\", "/") or None
 
 
+def test_cases_of(spec: dict) -> list[tuple[str, dict]]:
+    """A question's checks as otter's test cases: (source, test config) in order.
+
+    A public check tests the form and says so (`FORM_OK`), first saying "not answered
+    yet" on a stub; in a question with partial credit it is worth nothing. A hidden
+    check's hint is its docstring's first paragraph (`hint_of`).
+    """
+    found = []
+    for source in spec.get("public", []):
+        config = {"hidden": False, "success_message": FORM_OK}
+        if spec.get("partial"):
+            config["points"] = 0
+        found.append((guard_unanswered(source), config))
+    for source in spec.get("hidden", []):
+        config = {"hidden": True}
+        if text := hint_of(source):
+            config["failure_message"] = text
+        found.append((source, config))
+    return found
+
+
 def read_reply(data: bytes):
     return _Answers(io.BytesIO(data)).load()
 
@@ -379,17 +400,40 @@ def load_check(source: str, path: str) -> dict:
         for k, v in saved.items():
             sys.modules.pop(k) if v is None else sys.modules.update({k: v})
     cases = [v for v in env.values() if isinstance(v, test_case)]
-    total, given = env.get("points"), sum(c.points or 0 for c in cases)
+    return _check(env["name"], cases, env.get("points"), env.get("all_or_nothing"))
+
+
+def _check(name: str, cases: list, total, all_or_nothing) -> dict:
+    """A question's check with each case's points resolved as otter does."""
+    given = sum(c.points or 0 for c in cases)
     free = sum(c.points is None for c in cases)
     share = ((total - given) if total is not None else (given == 0)) / max(free, 1)
     for c in cases:
         c.points = share if c.points is None else c.points
     return {
-        "name": env["name"],
+        "name": name,
         "cases": cases,
-        "all": env.get("all_or_nothing"),
+        "all": all_or_nothing,
         "possible": sum(c.points for c in cases),
     }
+
+
+def check_of(name: str, spec: dict) -> dict:
+    """A question's check made from its spec (`tools.questions.questions`), as the
+    autograder zip's test file holds it, without building the assignment."""
+    cases = []
+    for source, config in test_cases_of(spec):
+        env = {}
+        exec(compile(source, f"{name}.py", "exec"), env)
+        func = next(v for v in env.values() if inspect.isfunction(v))
+        case = test_case(
+            points=config.get("points"),
+            hidden=config["hidden"],
+            success_message=config.get("success_message"),
+            failure_message=config.get("failure_message"),
+        )
+        cases.append(case(func))
+    return _check(name, cases, spec.get("points", 1), not spec.get("partial"))
 
 
 def read_checks(autograder_zip: Path) -> dict[str, str]:
@@ -411,7 +455,7 @@ def hint(tc: test_case, exc: BaseException, path: str) -> str:
     text = str(exc).strip().splitlines()
     if isinstance(exc, AssertionError) and last.filename == path and text:
         return text[0][:200]
-    what = tc.name.removeprefix("test_").replace("_", " ")  # test_claim_3: claim 3
+    what = tc.name.removeprefix("test_").replace("_", " ")  # test_q_shape: q shape
     if isinstance(exc, AssertionError):
         return f"{what}: not met"
     return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
@@ -496,6 +540,44 @@ def judge_question(check: dict, session: Session, out: dict, log: list) -> None:
     if check["all"]:
         score = check["possible"] if len(out["hints"]) == 0 else 0.0
     out["score"], out["hints"] = score, list(dict.fromkeys(out["hints"]))
+
+
+class Exported:
+    """Answers handed to the judge as a dict, as if exported from a notebook: each
+    value read back through the same data-only unpickler, a function's results too."""
+
+    def __init__(self, answers: dict):
+        self.answers = answers
+
+    def value(self, name: str):
+        if name not in self.answers:
+            return ...
+        found = self.answers[name]
+        if callable(found) and not isinstance(found, type):
+            return functools.partial(self._call, found)
+        return self._read(found)
+
+    def _read(self, value):
+        try:
+            return read_reply(pickle.dumps(("value", value)))[1]
+        except Exception as exc:
+            raise StudentError(f"the value cannot be read ({exc})") from None
+
+    def _call(self, function, *args, **kwargs):
+        try:
+            value = function(*args, **kwargs)
+        except Exception as exc:
+            raise StudentError(f"raised {type(exc).__name__}: {exc}"[:300]) from None
+        return self._read(value)
+
+
+def judge_answers(check: dict, answers: dict) -> dict:
+    """Judge one question on answers given as a dict (name -> value or function):
+    {"score", "hints", "log"}, by the judge's own `judge_question`. The tests grade
+    alternative and mistaken answers this way, without running a notebook."""
+    out, log = {"score": 0.0, "hints": []}, []
+    judge_question(check, Exported(answers), out, log)
+    return {**out, "log": log}
 
 
 # --- The batch

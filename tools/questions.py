@@ -40,7 +40,6 @@ ACCEPTS = {
     "garbled": ("garbled", "wrong"),
     "unverifiable": ("unverifiable", "right", "right with a caveat"),
 }
-FLAGGED = ("wrong", "garbled")
 KINDS = ("proof", "explanation", "figure", "computable")
 COVERAGE = 0.75
 # The keys a question's spec may have (tools/assignments.py describes them).
@@ -286,10 +285,61 @@ def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
     raise ValueError(f"{label}: no table with a verdict column in its solution")
 
 
+# A verdict's one-letter code in a hidden check (the key stays short in the test file).
+CODES = {"right": "r", "right with a caveat": "c", "wrong": "w", "garbled": "g",
+         "unverifiable": "u"}  # fmt: skip
+NUANCED = ("right", "right with a caveat")
+
+
+def claim_accepts(key: dict[int, str]) -> dict[int, tuple[str, ...]]:
+    """Per claim, the verdicts judged as the book judges it (`ACCEPTS`).
+
+    In a table where no claim is flagged, "right" and "right with a caveat" would
+    accept each other everywhere and one verdict would judge every claim: the judgement
+    asked there is which claims need a caveat, so each of the two accepts only itself.
+    """
+    accepts = {i: ACCEPTS[v] for i, v in key.items()}
+    if constant_baseline(accepts) == len(key):
+        accepts = {i: (v,) if v in NUANCED else ACCEPTS[v] for i, v in key.items()}
+    return accepts
+
+
+def constant_baseline(accepts: dict[int, tuple[str, ...]]) -> int:
+    """The most claims one verdict given to every claim judges as the book does."""
+    return max(sum(v in a for a in accepts.values()) for v in VERDICTS)
+
+
+def verdict_points(verdicts: dict, key: dict[int, str], points: float) -> float:
+    """A verdict question's score: only the claims judged beyond the constant baseline.
+
+    With n claims, b the best score of one verdict for every claim (`constant_baseline`:
+    "right" everywhere, or the hedge "right with a caveat" everywhere, or ...) and c the
+    claims judged as the book does, the score is points * max(0, c - b) / (n - b). One
+    verdict for every claim, or any mix of verdicts that accept each other, scores 0.
+    The hidden checks of `verdict_spec` give exactly this in otter's format.
+    """
+    accepts = claim_accepts(key)
+    b, n = constant_baseline(accepts), len(accepts)
+    judged = sum(verdicts.get(i) in a for i, a in accepts.items())
+    return points * max(0, judged - b) / (n - b)
+
+
 def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
-    """A verdict exercise's full question: stub, checks and typical mistakes."""
+    """A verdict exercise's full question: stub, checks and typical mistakes.
+
+    Scored by `verdict_points`: otter's test cases pass or fail, so the hidden checks
+    are n - b thresholds, the j-th passed when the claims judged as the book does number
+    at least b + j, each worth points / (n - b); the public check is worth nothing.
+    """
     n = len(claims)
     key = {i + 1: verdict for i, (_, verdict) in enumerate(claims)}
+    accepts = claim_accepts(key)
+    b = constant_baseline(accepts)
+    if b == n:
+        raise ValueError(
+            "a verdict table that one verdict judges entirely rewards no judgement: "
+            f"every claim is {key[1]!r}"
+        )
     public = (
         "def test_form(verdicts):\n"
         f"    allowed = {VERDICTS!r}\n"
@@ -300,16 +350,28 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
         "    bad = sorted(k for k, v in verdicts.items() if v not in allowed)\n"
         "    assert not bad, f'claims {bad}: answer one of {allowed}'"
     )
+    codes = tuple("".join(CODES[v] for v in a) for a in accepts.values())
     hidden = [
-        f"def test_claim_{i}(verdicts):\n"
-        f"    assert verdicts.get({i}) in {ACCEPTS[verdict]!r}"
-        for i, verdict in key.items()
+        f"def test_judgement_{j}(verdicts):\n"
+        f"    code = {CODES!r}\n"
+        f"    accepts = {codes!r}\n"
+        "    judged = sum(\n"
+        "        code.get(verdicts.get(i + 1), '-') in a\n"
+        "        for i, a in enumerate(accepts)\n"
+        "    )\n"
+        f"    assert judged >= {b + j}, (\n"
+        f"        f'{{judged}} of {n} claims judged as the book does; '\n"
+        f"        'one verdict for every claim would judge {b}, '\n"
+        "        'and only the claims beyond those score'\n"
+        "    )"
+        for j in range(1, n - b + 1)
     ]
-    wrong = {}
-    if any(v in FLAGGED for v in key.values()):
-        wrong["trusting the sheet"] = "verdicts = {k: 'right' for k in verdicts}"
-    if any("wrong" not in ACCEPTS[v] for v in key.values()):
-        wrong["rejecting every claim"] = "verdicts = {k: 'wrong' for k in verdicts}"
+    # One verdict everywhere scores 0 (the baseline); the hedge, "right with a caveat"
+    # everywhere, is judged as "right" everywhere is, or worse.
+    wrong = {
+        "trusting the sheet": "verdicts = {k: 'right' for k in verdicts}",
+        "rejecting every claim": "verdicts = {k: 'wrong' for k in verdicts}",
+    }
     describe = (
         f"verdicts: a dict, claim number (1 to {n}, as listed above) -> one of\n"
         + ", ".join(f'"{v}"' for v in VERDICTS)
@@ -317,6 +379,6 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
     full = dict(spec)
     full.update(
         answer=["verdicts"], describe=describe, public=[public], hidden=hidden,
-        wrong=wrong, key=key, partial=True,
+        wrong=wrong, key=key, partial=True, baseline=b,
     )  # fmt: skip
     return full

@@ -255,7 +255,8 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
         )
     for name, a in (("a_s", a_s), ("a_r", a_r)):
         a = np.asarray(a, dtype=float)
-        assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1, atol=1e-4), (
+        # three weights rounded to four decimals may sum to 1 +- 1.5e-4
+        assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1, atol=2e-4), (
             f"{name}: each query's weights form a distribution"
         )
 
@@ -279,6 +280,9 @@ def abh_q3b_values(a_s, out_s, a_r, out_r):
 
     S_n = np.array(S0.evalf(30).tolist(), dtype=float)
     V_n = np.array(V0.evalf(30).tolist(), dtype=float)
+    # "Four decimals": each weight within 5e-5; an output from rounded weights (and
+    # rounded itself) within 5e-5 (1 + sum_j |V_jk|).
+    tol_out = 5e-5 * (1 + np.abs(V_n).sum(axis=0)) + 1e-9
     for name, a, o, scale in (
         ("scaled", a_s, out_s, 1 / np.sqrt(2)),
         ("raw", a_r, out_r, 1.0),
@@ -287,11 +291,9 @@ def abh_q3b_values(a_s, out_s, a_r, out_r):
         w = np.exp(z - z.max(axis=1, keepdims=True))
         w /= w.sum(axis=1, keepdims=True)  # row-wise softmax
         np.testing.assert_allclose(
-            np.asarray(a, dtype=float), w, rtol=0, atol=5e-5, err_msg=name
+            np.asarray(a, dtype=float), w, rtol=0, atol=5e-5 + 1e-9, err_msg=name
         )
-        np.testing.assert_allclose(
-            np.asarray(o, dtype=float), w @ V_n, rtol=0, atol=5e-5, err_msg=name
-        )
+        assert np.all(np.abs(np.asarray(o, dtype=float) - w @ V_n) <= tol_out), name
 
 
 def abh_q3b_wrong_column_wise(QKt, Vn, to_float):

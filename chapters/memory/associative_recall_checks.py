@@ -10,46 +10,48 @@ QUESTIONS: dict[str, dict] = {}
 # --- ex-recall-perfect
 
 
-def recall_perfect_form(limit_last_row, last_readout, sheet_scale_answer):
-    import numpy as np
-
+def recall_perfect_form(answer_prompts, sheet_scale_answer):
     from attnsig import recall
 
-    assert limit_last_row is not ... and np.shape(limit_last_row) == (8,), (
-        "limit_last_row: 8 weights"
-    )
-    row = np.asarray(limit_last_row, dtype=float)
-    assert np.all(row >= 0) and abs(row.sum() - 1) < 1e-9, (
-        "an attention row is a distribution"
-    )
-    assert np.shape(last_readout) == (recall.VOCAB_SIZE,), (
-        "last_readout: one number per token"
+    assert callable(answer_prompts), "answer_prompts: a function of a list of prompts"
+    found = list(answer_prompts(["A6B8C3B?", "A6B8C3C?"]))
+    assert len(found) == 2 and all(a in recall.VOCAB for a in found), (
+        "answer_prompts: one token (a one-character string) per prompt"
     )
     assert sheet_scale_answer in recall.VOCAB, (
         "sheet_scale_answer: one token of recall.VOCAB"
     )
 
 
-def recall_perfect_limit(limit_last_row, last_readout):
-    """The limiting weights or readout are off: follow the model's second layer as
-    the scale grows.
+def recall_perfect_recalls(answer_prompts):
+    """The construction does not recall every prompt: each of the 3000 choices of
+    values and queried pair (letters drawn at random), and random prompts, must give
+    the queried key's value.
     """
 
-    import math
+    import itertools
+    import random
+    import string
 
-    import numpy as np
-
-    from attnsig import recall
-
-    model_ = recall.build_transformer(3)
-    trace = recall.run(model_, "A6B8C3B?", math.inf)
-    np.testing.assert_allclose(limit_last_row, trace.weights2[0, -1], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(last_readout, trace.logits[0, -1], rtol=0, atol=1e-9)
+    rng = random.Random(9)
+    digits, prompts = string.digits, []
+    choices = itertools.product(itertools.product(digits, repeat=3), range(3))
+    random_ones = [
+        (rng.choices(digits, k=3), rng.randrange(3)) for _ in range(1000)
+    ]  # fmt: skip
+    for values, queried in [*choices, *random_ones]:
+        keys = rng.sample(string.ascii_uppercase, 3)
+        pairs = "".join(k + v for k, v in zip(keys, values, strict=True))
+        prompts.append(pairs + keys[queried] + "?")
+    found = [str(a) for a in answer_prompts(prompts)]
+    expected = [p[p.index(p[-2]) + 1] for p in prompts]
+    wrong = sum(a != e for a, e in zip(found, expected, strict=True))
+    assert len(found) == len(prompts) and wrong == 0, f"{wrong} prompts answered wrong"
 
 
 def recall_perfect_sheet_scale(sheet_scale_answer):
-    """The token read out at the sheet's scale is not the model's answer: run the
-    model at that scale.
+    """The token read out at the sheet's scale is not the sheet's model's answer: run
+    it at that scale.
     """
 
     import math
@@ -61,47 +63,50 @@ def recall_perfect_sheet_scale(sheet_scale_answer):
     assert sheet_scale_answer == recall.VOCAB[guess]
 
 
-def recall_perfect_wrong_no_weight(letter):
-    import numpy as np
-
-    limit_last_row = np.eye(8)[3]
-    last_readout = np.eye(37)[letter("8")]
-    return {"limit_last_row": limit_last_row, "last_readout": last_readout}
-
-
 def recall_perfect_wrong_the_sheet():
     sheet_scale_answer = "8"
     return {"sheet_scale_answer": sheet_scale_answer}
 
 
-def recall_perfect_wrong_the_sheet2(lam, letter):
-    import numpy as np
+def recall_perfect_wrong_sheet_scale(model):
+    import math
 
-    limit_last_row = np.r_[0, 0, 0, lam, 0, 0, 0, 1 - lam]
-    last_readout = lam * np.eye(37)[letter("8")]
-    return {"limit_last_row": limit_last_row, "last_readout": last_readout}
+    from attnsig import recall
+
+    def answer_prompts(prompts):
+        scale = 1 / math.sqrt(111)
+        return [recall.VOCAB[t] for t in recall.predict(model, list(prompts), scale)]
+
+    return {"answer_prompts": answer_prompts}
+
+
+def recall_perfect_wrong_latest():
+    def answer_prompts(prompts):
+        return [p[-3] for p in prompts]  # the last value stored
+
+    return {"answer_prompts": answer_prompts}
 
 
 QUESTIONS["ex-recall-perfect"] = {
     "points": 4,
-    "answer": ["limit_last_row", "last_readout", "sheet_scale_answer"],
+    "answer": ["answer_prompts", "sheet_scale_answer"],
     "describe": (
-        "for the chapter's construction `model` (3 pairs) on the prompt SHEET = "
-        "A6B8C3B?, at\n"
-        "temperature zero (recall.run(model, SHEET, math.inf)): limit_last_row, "
-        "the last row of block\n"
-        "2's attention map (8 numbers); last_readout, the read-out at the last "
-        "position (trace.logits,\n"
-        "37 numbers in the order of recall.VOCAB); and sheet_scale_answer, the "
-        "token (a one-character\n"
-        "string) the model answers at the sheet's scale beta = 1/sqrt(111)"
+        "answer_prompts(prompts): your construction as a recall machine, a list of "
+        "prompts of\n"
+        "length 8 (3 pairs, e.g. 'A6B8C3B?') -> the list of its answers (one-character "
+        "strings),\n"
+        "at the scale it needs; judged by what it recalls on every choice of values "
+        "and queried pair;\n"
+        "sheet_scale_answer: the token (a one-character string) the sheet's model "
+        "(the chapter's\n"
+        "`model`) answers on A6B8C3B? at the sheet's scale beta = 1/sqrt(111)"
     ),
     "public": [recall_perfect_form],
-    "hidden": [recall_perfect_limit, recall_perfect_sheet_scale],
+    "hidden": [recall_perfect_recalls, recall_perfect_sheet_scale],
     "wrong": {
-        "no weight on the query position itself": recall_perfect_wrong_no_weight,
         "the sheet's answer at its scale": recall_perfect_wrong_the_sheet,
-        "the sheet's lambda": recall_perfect_wrong_the_sheet2,
+        "the construction at the sheet's scale": recall_perfect_wrong_sheet_scale,
+        "the latest value wins": recall_perfect_wrong_latest,
     },
     "rubric": [
         (

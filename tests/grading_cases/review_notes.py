@@ -1,0 +1,127 @@
+"""Answers to review-notes.ipynb's checked questions by other routes
+(tests/test_grading_cases.py), with the notebook's names the checks read (scores, T,
+keep)."""
+
+
+def _scores():
+    import numpy as np
+
+    x = np.random.default_rng(0).normal(size=(2, 4, 3))
+    return x @ x.swapaxes(-1, -2)  # (b, n, n), as the notebook's
+
+
+def rows_by_scipy():
+    from scipy.special import softmax
+
+    scores = _scores()
+    return {"scores": scores, "w_rows": softmax(scores, axis=-1)}
+
+
+def rows_by_log_sum_exp_loops():
+    """Each row by log-sum-exp, in nested lists."""
+    import math
+
+    scores = _scores()
+    w = []
+    for batch in scores.tolist():
+        w.append([])
+        for row in batch:
+            top = max(row)
+            lse = top + math.log(sum(math.exp(s - top) for s in row))
+            w[-1].append([math.exp(s - lse) for s in row])
+    return {"scores": scores, "w_rows": w}
+
+
+def bilinear_as_one_matrix():
+    """x_i^T (W_Q^T W_K) x_j, with einsum."""
+    import numpy as np
+
+    def pair_score(x_i, x_j, Wq, Wk):
+        return np.einsum("a,ab,b->", x_i, Wq.T @ Wk, x_j)
+
+    return {"pair_score": pair_score}
+
+
+def bilinear_as_projected_dot():
+    """The projected query W_Q x_i dotted with the projected key W_K x_j, by hand."""
+
+    def pair_score(x_i, x_j, Wq, Wk):
+        q = [sum(Wq[r][c] * x_i[c] for c in range(len(x_i))) for r in range(len(Wq))]
+        k = [sum(Wk[r][c] * x_j[c] for c in range(len(x_j))) for r in range(len(Wk))]
+        return sum(a * b for a, b in zip(q, k, strict=True))
+
+    return {"pair_score": pair_score}
+
+
+def scaling_plain():
+    return {"protects_against": "vanishing"}
+
+
+def scaling_as_numpy_string():
+    import numpy as np
+
+    return {"protects_against": np.str_("VANISHING").lower()}
+
+
+def scaling_mistake_a_phrase():
+    """An answer outside the two words asked for."""
+    return {"protects_against": "vanishing gradients"}
+
+
+T = 5
+
+
+def masks_by_comparison():
+    import numpy as np
+
+    i, j = np.indices((T, T))
+    return {"T": T, "torch_bool_mask": j > i,
+            "additive": np.where(j > i, -np.inf, 0.0)}  # fmt: skip
+
+
+def masks_from_torch():
+    import torch
+
+    bool_mask = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+    additive = torch.zeros(T, T).masked_fill(bool_mask, float("-inf"))
+    return {"T": T, "torch_bool_mask": bool_mask.numpy(), "additive": additive.numpy()}
+
+
+def _row_and_keep(seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=6)
+    row = np.exp(logits) / np.exp(logits).sum()
+    return row, rng.random(size=(20000, 6)) >= 0.1
+
+
+def dropout_with_a_boolean_mask():
+    """Inverted dropout: kept entries divided by 1 - p."""
+    import numpy as np
+
+    row, keep = _row_and_keep(1)
+    dropped = np.where(keep, row / 0.9, 0.0)
+    return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
+
+
+def dropout_with_torch():
+    """torch.nn.functional.dropout in training mode on 20000 copies of the row."""
+    import numpy as np
+    import torch
+
+    row, _ = _row_and_keep(2)
+    torch.manual_seed(0)
+    copies = torch.as_tensor(np.tile(row, (20000, 1)))
+    dropped = torch.nn.functional.dropout(copies, p=0.1, training=True).numpy()
+    return {"row": row, "dropped": dropped, "sums_to_one": bool(0)}
+
+
+ALTERNATIVES = {
+    "ex-tr-softmax-axis": [rows_by_scipy, rows_by_log_sum_exp_loops],
+    "ex-tr-bilinear": [bilinear_as_one_matrix, bilinear_as_projected_dot],
+    "ex-tr-scaling": [scaling_plain, scaling_as_numpy_string],
+    "ex-tr-causal": [masks_by_comparison, masks_from_torch],
+    "ex-tr-dropout": [dropout_with_a_boolean_mask, dropout_with_torch],
+}
+MISTAKES = {"ex-tr-scaling": [scaling_mistake_a_phrase]}

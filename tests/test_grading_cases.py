@@ -1,0 +1,153 @@
+"""Answers by another route get full marks; typical mistakes and empty judgement lose.
+
+The judge (`tools.grading.judge_answers`) grades answers handed to it as a dict, as if
+exported from a submission, with the checks the autograder zip holds
+(`tools.grading.check_of`); no notebook runs, so the whole file takes seconds.
+
+* Verdict questions (every chapter that has one): one verdict for every claim,
+  whichever, scores 0; the book's key scores full marks, and so does a key that uses
+  verdicts the book's accepts in their place.
+* Every other auto-checked question: `tests/grading_cases/<chapter>.py` gives, per
+  exercise label, `ALTERNATIVES` (functions returning answers computed by another route
+  than the chapter's solution) and may give `MISTAKES` (more wrong answers); the checks
+  file's own typical mistakes (`wrong`) are applied to the first alternative. Each
+  alternative scores full marks, each mistake loses the question's points.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from tools import assignments, grading
+from tools.questions import VERDICTS, claim_accepts, load_checks, verdict_points
+
+CHAPTERS = {p.stem: p for p in assignments.chapters() if assignments.questions(p)}
+QS = {
+    stem: {q["label"]: q for q in assignments.questions(path)}
+    for stem, path in CHAPTERS.items()
+}
+VERDICT_QS = [
+    (stem, label) for stem, qs in QS.items() for label, q in qs.items() if q["claims"]
+]
+
+
+def _check(stem: str, label: str) -> dict:
+    q = QS[stem][label]
+    return grading.check_of(q["name"], q["spec"])
+
+
+@pytest.mark.parametrize(("stem", "label"), VERDICT_QS, ids=[s for s, _ in VERDICT_QS])
+def test_verdicts_reward_judgement(stem, label):
+    """One verdict for every claim (trusting, rejecting, hedging, ...) scores 0; the
+    key scores full marks; one claim misjudged costs a share, not the question."""
+    check, key = _check(stem, label), QS[stem][label]["spec"]["key"]
+    points = QS[stem][label]["spec"]["points"]
+    assert check["possible"] == pytest.approx(points)
+    for verdict in VERDICTS:
+        got = grading.judge_answers(check, {"verdicts": dict.fromkeys(key, verdict)})
+        assert got["score"] == 0, f"{verdict!r} for every claim scores {got['score']}"
+    # Where "right" and "right with a caveat" accept each other, a mix of the two is
+    # no judgement either.
+    if any(len(a) > 1 for a in claim_accepts(key).values() if "right" in a):
+        mixed = {i: VERDICTS[i % 2] for i in key}
+        assert grading.judge_answers(check, {"verdicts": mixed})["score"] == 0
+    assert grading.judge_answers(check, {"verdicts": dict(key)})["score"] == (
+        pytest.approx(points)
+    )
+    # another full-marks key: each claim given the last verdict its book verdict
+    # accepts (garbled -> wrong, right -> right with a caveat, ...)
+    accepts = claim_accepts(key)
+    other = {i: a[-1] for i, a in accepts.items()}
+    assert other != key or all(len(a) == 1 for a in accepts.values())
+    got = grading.judge_answers(check, {"verdicts": other})
+    assert got["score"] == pytest.approx(points), got["hints"]
+    flagged = 1
+    off = {**key, 1: next(v for v in VERDICTS if v not in accepts[1])}
+    got = grading.judge_answers(check, {"verdicts": off})
+    assert 0 < got["score"] < points
+    assert got["score"] == pytest.approx(verdict_points(off, key, points))
+    assert got["hints"] and "claims judged as the book does" in got["hints"][0]
+    assert f"claim {flagged}" not in " ".join(got["hints"])  # which claim: not said
+
+
+def test_stubs_and_unreadable_answers():
+    """A stub is "not answered yet"; an object the judge may not unpickle scores 0."""
+    stem, label = VERDICT_QS[0]
+    check, key = _check(stem, label), QS[stem][label]["spec"]["key"]
+    got = grading.judge_answers(check, {"verdicts": dict.fromkeys(key, ...)})
+    assert got["score"] == 0 and grading.NOT_ANSWERED in got["hints"][0]
+
+    class Sneaky(dict):
+        pass
+
+    got = grading.judge_answers(check, {"verdicts": Sneaky(key)})
+    assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
+
+
+# --- Alternatives and mistakes of the other auto-checked questions
+
+
+def _cases(stem: str):
+    try:
+        return importlib.import_module(f"tests.grading_cases.{stem.replace('-', '_')}")
+    except ModuleNotFoundError:
+        return None
+
+
+AUTO = [
+    (stem, label)
+    for stem, qs in QS.items()
+    for label, q in qs.items()
+    if q["answer_cell"] is not None and not q["claims"]
+]
+
+
+def _alternatives(stem: str, label: str) -> list:
+    module = _cases(stem)
+    return list(getattr(module, "ALTERNATIVES", {}).get(label, [])) if module else []
+
+
+def _call(function, names: dict):
+    args = inspect.signature(function).parameters
+    return function(**{a: names[a] for a in args})
+
+
+def _mistakes(stem: str, label: str, first: dict) -> list[tuple[str, dict]]:
+    raw = load_checks(CHAPTERS[stem])[label].get("wrong", {})
+    # A mistake that reads notebook names the cases do not give is left to the
+    # notebook batch of tests/test_assignments.py.
+    found = [
+        (name, {**first, **_call(f, first)})
+        for name, f in raw.items()
+        if set(inspect.signature(f).parameters) <= set(first)
+    ]
+    module = _cases(stem)
+    for f in getattr(module, "MISTAKES", {}).get(label, []) if module else []:
+        found.append((f.__name__, {**first, **f()}))
+    return found
+
+
+def test_every_question_has_cases():
+    short = [(s, label) for s, label in AUTO if len(_alternatives(s, label)) < 2]
+    assert not short, f"fewer than two alternatives: {short}"
+
+
+@pytest.mark.parametrize(("stem", "label"), AUTO, ids=[f"{s}:{q}" for s, q in AUTO])
+def test_alternatives_full_marks_mistakes_lose(stem, label):
+    alternatives = _alternatives(stem, label)
+    check = _check(stem, label)
+    points = QS[stem][label]["spec"]["points"]
+    answers = []
+    for make in alternatives:
+        found = make()
+        answers.append(found)
+        got = grading.judge_answers(check, found)
+        assert got["score"] == pytest.approx(points), (make.__name__, got["log"])
+    mistakes = _mistakes(stem, label, answers[0])
+    assert len(mistakes) >= 2, "fewer than two typical mistakes"
+    for name, found in mistakes:
+        got = grading.judge_answers(check, found)
+        assert got["score"] == 0, f"the mistake {name!r} scores {got['score']}"
