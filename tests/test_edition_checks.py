@@ -23,7 +23,7 @@ EDITION_BOUNDS = {
     "cs224n-a5": (0, 0, 0, 0),
     "one-head": (0, 0, 0, 0),
     "attention-bounds": (0, 0, 0, 0),
-    "position-encoding": (4, 1, 1, 0),
+    "position-encoding": (0, 0, 0, 0),
     "svd": (3, 0, 1, 0),
     "associative-recall": (0, 0, 0, 0),
     "signatures": (0, 0, 0, 0),
