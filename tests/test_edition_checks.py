@@ -24,7 +24,7 @@ EDITION_BOUNDS = {
     "cs224n-a5": (0, 0, 0, 0),
     "one-head": (0, 0, 0, 0),
     "attention-bounds": (0, 0, 0, 0),
-    "position-encoding": (4, 1, 1, 0),
+    "position-encoding": (0, 0, 0, 0),
     "svd": (0, 0, 0, 0),
     "associative-recall": (0, 0, 0, 0),
     "signatures": (0, 0, 0, 0),

@@ -138,9 +138,11 @@ QUESTIONS["ex-posenc-equivariance"] = {
             "(1)"
         ),
         (
-            "Causal mask: the statement fails (for almost every X, for every P != "
-            "I); only reordering the tokens before a position keeps its output, and "
-            "a decoder can recover positions (1)"
+            "Causal mask (proof of the causal theorem): row i depends only on x_i and "
+            "the multiset of earlier tokens; at the first moved row the difference "
+            "is real-analytic and not identically zero, so for almost every X every "
+            "P != I breaks the equation; the weight on a distinct first token falls "
+            "strictly with the position, so a decoder can recover positions (1)"
         ),
     ],
 }
@@ -253,12 +255,14 @@ QUESTIONS["ex-posenc-verdict"] = {
     "rubric": [
         (
             "Names the two steps the sheet's proof of (a) skips (P^T P = I in the "
-            "product with PV; the row-wise feed-forward part) and that its remarks "
-            "hold for an encoder only (0.5)"
+            "product with PV; the row-wise feed-forward part), that its remarks "
+            "hold without a mask only, and that different frequencies do not make "
+            "the codes distinct (0.5)"
         ),
         (
             "Points to a computation for each caveat: a causal layer that breaks "
-            "equivariance and tells the two sentences apart, a row-mixing map, the d "
+            "equivariance and tells the two sentences apart, a repeated token, a "
+            "row-mixing map, a row-wise map that breaks the softmax identity, the d "
             "= 2 near-collision, a rational schedule that collides (0.5)"
         ),
     ],
