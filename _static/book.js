@@ -171,4 +171,73 @@
       el.removeAttribute("role");
     });
   });
+
+  // The module index and sphinx-proof's theorem index (Sphinx's domainindex.html) lay their
+  // entries out in a table of plain cells whose letter rows only look like headings: a screen
+  // reader meets a grid without headers (axe: td-has-header, critical). The table gets the
+  // structure of a data table: a header row naming its two columns (read, not shown), one row
+  // group per letter headed by its letter, and each entry's name as the header of its row.
+  // The image that shows or hides a package's modules (first column) moves in front of the
+  // package's name and becomes a button a keyboard reaches, which says whether it is open.
+  function headerCell(cell, scope) {
+    var th = document.createElement("th");
+    th.scope = scope;
+    while (cell.firstChild) th.appendChild(cell.firstChild);
+    cell.replaceWith(th);
+    return th;
+  }
+  function groupButton(img, name) {
+    var sync = function () {
+      img.setAttribute("aria-expanded", String(!/plus\.png$/.test(img.src)));
+    };
+    img.alt = "Modules of " + name;
+    img.setAttribute("role", "button");
+    img.tabIndex = 0;
+    // (After Sphinx's own click handler has swapped the picture.)
+    img.addEventListener("click", function () { setTimeout(sync, 0); });
+    img.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      img.click();
+    });
+    sync();
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("table.modindextable").forEach(function (table) {
+      if (table.tHead) return;
+      var group = null;
+      Array.prototype.slice.call(table.rows).forEach(function (row) {
+        if (row.cells.length !== 3) return;
+        if (row.classList.contains("pcap") || !group) {
+          group = document.createElement("tbody");
+          table.appendChild(group);
+        }
+        group.appendChild(row);
+        var toggler = row.cells[0].querySelector("img.toggler");
+        row.deleteCell(0);
+        if (row.classList.contains("cap")) {
+          row.deleteCell(1);
+          headerCell(row.cells[0], "rowgroup").colSpan = 2;
+        } else if (!row.classList.contains("pcap")) {
+          var name = headerCell(row.cells[0], "row");
+          if (toggler) {
+            groupButton(toggler, name.textContent.trim());
+            name.insertBefore(toggler, name.firstChild);
+          }
+        }
+      });
+      Array.prototype.slice.call(table.tBodies).forEach(function (body) {
+        if (!body.rows.length) body.remove();
+      });
+      var head = table.createTHead();
+      head.className = "visually-hidden";
+      var columns = head.insertRow();
+      ["Name", "Description"].forEach(function (name) {
+        var th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = name;
+        columns.appendChild(th);
+      });
+    });
+  });
 })();
