@@ -289,17 +289,20 @@ def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
 CODES = {"right": "r", "right with a caveat": "c", "wrong": "w", "garbled": "g",
          "unverifiable": "u"}  # fmt: skip
 NUANCED = ("right", "right with a caveat")
+# Claims a verdict question must score beyond its constant baseline (`claim_accepts`).
+MIN_JUDGED = 3
 
 
 def claim_accepts(key: dict[int, str]) -> dict[int, tuple[str, ...]]:
     """Per claim, the verdicts judged as the book judges it (`ACCEPTS`).
 
-    In a table where no claim is flagged, "right" and "right with a caveat" would
-    accept each other everywhere and one verdict would judge every claim: the judgement
-    asked there is which claims need a caveat, so each of the two accepts only itself.
+    In a table where fewer than `MIN_JUDGED` claims are flagged, "right" and "right with
+    a caveat" accepting each other would leave almost nothing beyond what one verdict
+    for every claim judges: the judgement asked there is which claims need a caveat, so
+    each of the two accepts only itself.
     """
     accepts = {i: ACCEPTS[v] for i, v in key.items()}
-    if constant_baseline(accepts) == len(key):
+    if len(key) - constant_baseline(accepts) < MIN_JUDGED:
         accepts = {i: (v,) if v in NUANCED else ACCEPTS[v] for i, v in key.items()}
     return accepts
 

@@ -18,11 +18,11 @@ def _frame():
     import numpy as np
 
     rng = np.random.default_rng(4)
-    beta = 6.0
+    rho = 6.0
     frame = np.linalg.qr(rng.normal(size=(6, 6)))[0]
-    u_a, u_b, u_c, u_d = (beta * frame[:, i] for i in range(4))
+    u_a, u_b, u_c, u_d = (rho * frame[:, i] for i in range(4))
     x = np.stack([u_d + u_b, u_a, u_c + u_b])
-    return {"beta": beta, "u_a": u_a, "u_b": u_b, "u_c": u_c, "u_d": u_d, "X": x}
+    return {"rho": rho, "u_a": u_a, "u_b": u_b, "u_c": u_c, "u_d": u_d, "X": x}
 
 
 def average_by_formula():
@@ -104,9 +104,9 @@ def design_as_in_the_answer():
     import numpy as np
 
     f = _frame()
-    beta, u_a, u_b, u_c, u_d = f["beta"], f["u_a"], f["u_b"], f["u_c"], f["u_d"]
-    w_v = (np.outer(u_b, u_b) - np.outer(u_c, u_c)) / beta**2
-    w_q = (np.outer(u_a, u_d) + np.outer(u_d, u_c)) / beta**2
+    rho, u_a, u_b, u_c, u_d = f["rho"], f["u_a"], f["u_b"], f["u_c"], f["u_d"]
+    w_v = (np.outer(u_b, u_b) - np.outer(u_c, u_c)) / rho**2
+    w_q = (np.outer(u_a, u_d) + np.outer(u_d, u_c)) / rho**2
     return {**f, "W_K": np.eye(6), "W_Q": w_q, "W_V": w_v}
 
 
@@ -116,9 +116,9 @@ def design_with_sharper_keys():
     import numpy as np
 
     f = _frame()
-    beta, u_a, u_b, u_c, u_d = f["beta"], f["u_a"], f["u_b"], f["u_c"], f["u_d"]
-    p_b, p_c = np.outer(u_b, u_b) / beta**2, np.outer(u_c, u_c) / beta**2
-    w_q = (np.outer(u_a, u_d) + np.outer(u_d, u_c)) / beta**2
+    rho, u_a, u_b, u_c, u_d = f["rho"], f["u_a"], f["u_b"], f["u_c"], f["u_d"]
+    p_b, p_c = np.outer(u_b, u_b) / rho**2, np.outer(u_c, u_c) / rho**2
+    w_q = (np.outer(u_a, u_d) + np.outer(u_d, u_c)) / rho**2
     return {**f, "W_K": (2 * np.eye(6)).tolist(), "W_Q": w_q, "W_V": p_b - p_c}
 
 
