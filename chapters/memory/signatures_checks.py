@@ -235,17 +235,20 @@ QUESTIONS["sigch-ex-recall"] = {
     },
     "rubric": [
         (
-            "Part 1: the entries S^{1^k 2} = int s^k/k! du(s), k >= 0, with the "
-            "proof that they determine u - u(0) (polynomials dense in C[0,1] by "
-            "Weierstrass, so u' is determined) (1)"
+            "Part 1: proves the time-moments theorem: S^{1^k 2} = int s^k/k! du(s) "
+            "(the time integrals done first), and that these entries determine "
+            "u - u(0) (polynomials dense in C[0,1] by Weierstrass, so u' is "
+            "determined) (1)"
         ),
         (
-            "Part 2: stores c_j = int P~_j du (orthonormal shifted Legendre), each a "
-            "fixed combination of the first N entries; criterion the L^2 error = the "
-            "discarded coefficients, with an a-priori bound and an a-posteriori "
-            "certificate (one more number, the energy); a plot of the L^2 error "
-            "against N; says why the monomial route (Hilbert matrix) loses its "
-            "digits (2)"
+            "Part 2: proves the reconstruction theorem (Parseval for the first "
+            "error, Cauchy-Schwarz for the supremum, the two-term integral of the "
+            "Legendre polynomials for the L^2 bound); criterion the L^2 error = the "
+            "discarded gamma_j, with an a-priori bound and an a-posteriori "
+            "certificate (one more number, the energy, not a signature entry); a "
+            "plot of the L^2 error against N along the routes; says why the routes "
+            "through the monomial entries (Hilbert matrix, alternating integers) "
+            "lose their digits (2)"
         ),
         (
             "Part 3: the Fourier coefficient is sum_k (-2 pi i n)^k S^{1^k 2}, "
