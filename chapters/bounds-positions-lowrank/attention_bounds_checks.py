@@ -445,8 +445,8 @@ QUESTIONS["ex-bounds-verdict"] = {
     "verdicts": True,
     "rubric": [
         (
-            "Reads the unspecified beta of (d) as ln(n/eps), the only value the "
-            "sheet gives, and says why (0.5)"
+            "Notes that (d) does not restate t (2 ln(n/eps) in (a), ln(n/eps) in "
+            "(b) and (c)) and judges (d) under both readings (0.5)"
         ),
         (
             "Points to a computation for each verdict that is not 'right': the "
