@@ -141,6 +141,10 @@ ANSWER_FRAMES = {
     # single head (ex-onehead-noisy-key: bimodal); review 58 found 5 and 40 degrees
     # too close.
     "onehead-angle": {"theta_deg": ((0.0, 15.0), (35.0, 45.0))},
+    # position-encoding: the explorer draws the code table, no distances. Review 98
+    # found that a curve of ||Phi_m - Phi_0|| over m = 1..N-1 has the minimum
+    # delta_N (ex-posenc-distinct) in every frame; no frame of the table is one.
+    "posenc-codes": {},
 }
 
 

@@ -262,8 +262,8 @@ QUESTIONS["ex-posenc-verdict"] = {
         (
             "Points to a computation for each caveat: a causal layer that breaks "
             "equivariance and tells the two sentences apart, a repeated token, a "
-            "row-mixing map, a row-wise map that breaks the softmax identity, the d "
-            "= 2 near-collision, a rational schedule that collides (0.5)"
+            "row-mixing map, a row-wise map that breaks the softmax identity, a "
+            "rational schedule that collides (0.5)"
         ),
     ],
 }
