@@ -142,7 +142,7 @@
   // reached with Tab to scroll it, as the theme does for code blocks.
   // Boxes are checked again after a resize, once MathJax has typeset the formulas, and
   // after a click (a dropdown that opens shows its formulas).
-  var SCROLLERS = ".attnsig-explorer-view, div.math, span.math, mjx-container[display='true'], table.indextable";
+  var SCROLLERS = ".attnsig-explorer-view, div.math, span.math, mjx-container[display='true'], table.indextable, div.highlight pre";
   // Only a resize takes a tab stop away: after a click (a dialog may be open and the
   // page behind it laid out otherwise) boxes only gain one.
   function updateScrollers(resized) {
