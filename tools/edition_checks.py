@@ -141,38 +141,39 @@ ANSWER_FRAMES = {
     # single head (ex-onehead-noisy-key: bimodal); review 58 found 5 and 40 degrees
     # too close.
     "onehead-angle": {"theta_deg": ((0.0, 15.0), (35.0, 45.0))},
-    # position-encoding: the explorer draws the code table, no distances. Review 98
-    # found that a curve of ||Phi_m - Phi_0|| over m = 1..N-1 has the minimum
-    # delta_N (ex-posenc-distinct) in every frame; no frame of the table is one.
-    "posenc-codes": {},
 }
+# (position-encoding's explorer draws the code table, not the distances whose minimum is
+# ex-posenc-distinct's delta_N, so none of its frames needs declaring.)
 
 
 def explorer_answer_frames(trees, answer_frames=None) -> list[str]:
     """Frames of static explorers at parameter values declared in `ANSWER_FRAMES`."""
     answer_frames = ANSWER_FRAMES if answer_frames is None else answer_frames
     found = []
+    for call in _explorer_calls(trees):
+        if len(call.args) < 2:
+            continue
+        keywords = {k.arg: k.value for k in call.keywords}
+        try:
+            name = ast.literal_eval(keywords.get("name", ast.Constant(None)))
+            grid = ast.literal_eval(call.args[1])
+        except ValueError:
+            continue
+        for param, ranges in answer_frames.get(name, {}).items():
+            for value in grid.get(param, []):
+                if any(lo <= value <= hi for lo, hi in ranges):
+                    found.append(f"explorer {name!r} has a frame at {param}={value}")
+    return found
+
+
+def _explorer_calls(trees):
+    """The `static_explorer(...)` calls in the parsed cells."""
     for tree in trees:
         for call in ast.walk(tree):
-            if not (
-                isinstance(call, ast.Call)
-                and ast.unparse(call.func).endswith("static_explorer")
-                and len(call.args) > 1
+            if isinstance(call, ast.Call) and ast.unparse(call.func).endswith(
+                "static_explorer"
             ):
-                continue
-            keywords = {k.arg: k.value for k in call.keywords}
-            try:
-                name = ast.literal_eval(keywords.get("name", ast.Constant(None)))
-                grid = ast.literal_eval(call.args[1])
-            except ValueError:
-                continue
-            for param, ranges in answer_frames.get(name, {}).items():
-                for value in grid.get(param, []):
-                    if any(lo <= value <= hi for lo, hi in ranges):
-                        found.append(
-                            f"explorer {name!r} has a frame at {param}={value}"
-                        )
-    return found
+                yield call
 
 
 def explorer_giveaways(nb) -> list[str]:
@@ -198,42 +199,39 @@ def explorer_giveaways(nb) -> list[str]:
                     if name in solution_reads:
                         strings |= _strings(node.value)
     found = []
-    for tree in trees:
-        for call in ast.walk(tree):
-            if not (
-                isinstance(call, ast.Call)
-                and ast.unparse(call.func).endswith("static_explorer")
-                and call.args
-                and isinstance(call.args[0], ast.Name)
-                and call.args[0].id in functions
-            ):
+    for call in _explorer_calls(trees):
+        if not (
+            call.args
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id in functions
+        ):
+            continue
+        draw = functions[call.args[0].id]
+        params = {a.arg for a in draw.args.args + draw.args.kwonlyargs}
+        bodies = [draw] + [functions[n] for n in _loads(draw) if n in functions]
+        local = {
+            n.id
+            for b in bodies
+            for n in ast.walk(b)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        } | {a.arg for b in bodies for a in ast.walk(b) if isinstance(a, ast.arg)}
+        writes = any(
+            isinstance(v, ast.FormattedValue) and _loads(v.value) - params
+            for b in bodies
+            for v in ast.walk(b)
+        )
+        data, todo = set(), set().union(*map(_loads, bodies)) - local
+        while todo:  # the chapter's data the explorer reads, through assignments
+            name = todo.pop()
+            if name in data or name in functions or hasattr(builtins, name):
                 continue
-            draw = functions[call.args[0].id]
-            params = {a.arg for a in draw.args.args + draw.args.kwonlyargs}
-            bodies = [draw] + [functions[n] for n in _loads(draw) if n in functions]
-            local = {
-                n.id
-                for b in bodies
-                for n in ast.walk(b)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-            } | {a.arg for b in bodies for a in ast.walk(b) if isinstance(a, ast.arg)}
-            writes = any(
-                isinstance(v, ast.FormattedValue) and _loads(v.value) - params
-                for b in bodies
-                for v in ast.walk(b)
-            )
-            data, todo = set(), set().union(*map(_loads, bodies)) - local
-            while todo:  # the chapter's data the explorer reads, through assignments
-                name = todo.pop()
-                if name in data or name in functions or hasattr(builtins, name):
-                    continue
-                data.add(name)
-                todo |= depends.get(name, set())
-            shared = sorted(data & solution_reads & set(depends))
-            starts = sorted(_strings(draw.args) & strings)
-            if writes and (shared or starts):
-                why = f"reads {', '.join(shared)}" if shared else f"starts at {starts}"
-                found.append(f"explorer {draw.name!r} writes computed values and {why}")
+            data.add(name)
+            todo |= depends.get(name, set())
+        shared = sorted(data & solution_reads & set(depends))
+        starts = sorted(_strings(draw.args) & strings)
+        if writes and (shared or starts):
+            why = f"reads {', '.join(shared)}" if shared else f"starts at {starts}"
+            found.append(f"explorer {draw.name!r} writes computed values and {why}")
     return found + explorer_answer_frames(trees)
 
 
