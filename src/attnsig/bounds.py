@@ -96,7 +96,7 @@ def outside_weight(gap, num_keys: int, subset_size: int = 1):
         raise ValueError(f"subset_size must be at most num_keys={n}, got {m}")
     g = as_float_array(gap, "gap").astype(np.float64, copy=False)
     # Written with exp(-gap) only, so large gaps underflow to 0 instead of overflowing.
-    rest = (n - m) * np.exp(-g)
+    rest = (n - m) * np.exp(-g)  # noqa: TID251 - closed form, not attention
     out = rest / (m + rest)
     return float(out) if out.ndim == 0 else out
 

@@ -333,7 +333,9 @@ def time_moment_terms_from_derivative(
             terms[k] = np.sum(w * s**k / float(math.factorial(k)) * du)
         else:
             # k! overflows; the nodes lie inside (0, 1), so the logarithm is finite
-            terms[k] = np.sum(w * np.exp(k * np.log(s) - math.lgamma(k + 1)) * du)
+            # s**k / k! in logarithms, not a softmax
+            log_term = k * np.log(s) - math.lgamma(k + 1)
+            terms[k] = np.sum(w * np.exp(log_term) * du)  # noqa: TID251
     return terms
 
 
@@ -546,7 +548,8 @@ def fourier_tail_bound(num_terms: int, frequency: int, total_variation: float) -
         return 0.0
     # Sum the tail term by term from k = N (in logs for the first term, to avoid
     # overflow in x^N / N!).
-    term = math.exp(num_terms * math.log(x) - math.lgamma(num_terms + 1))
+    log_term = num_terms * math.log(x) - math.lgamma(num_terms + 1)
+    term = math.exp(log_term)  # noqa: TID251 - x^N / N!, not a softmax
     tail, k = 0.0, num_terms
     while term > 1e-18 * tail or k <= x:
         tail += term
@@ -576,7 +579,8 @@ def fourier_coefficients_of_derivative(
     s, w = gauss_nodes(num_nodes)
     du = _evaluate_derivative(derivative, s)  # (M,)
     n = np.arange(-max_frequency, max_frequency + 1)  # (2K+1,)
-    return np.exp(-2j * np.pi * n[:, None] * s[None, :]) @ (w * du)
+    phases = np.exp(-2j * np.pi * n[:, None] * s[None, :])  # noqa: TID251 - Fourier
+    return phases @ (w * du)
 
 
 def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
@@ -614,7 +618,8 @@ def increment_from_fourier(coeffs: Any, t: Any) -> np.ndarray:
     k = c.size // 2
     n = np.arange(-k, k + 1)  # (2K+1,)
     nonzero = n != 0
-    phases = np.exp(2j * np.pi * n[nonzero] * tt[..., None])  # (..., 2K)
+    # (..., 2K) Fourier phases, not a softmax
+    phases = np.exp(2j * np.pi * n[nonzero] * tt[..., None])  # noqa: TID251
     oscillating = ((phases - 1.0) / (2j * np.pi * n[nonzero])) @ c[nonzero]  # (...)
     return (c[k] * tt + oscillating).real
 
