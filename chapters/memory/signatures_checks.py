@@ -253,7 +253,8 @@ QUESTIONS["sigch-ex-recall"] = {
         (
             "Part 3: the Fourier coefficient is sum_k (-2 pi i n)^k S^{1^k 2}, "
             "checked numerically, with the loss of about 2.7|n| digits in floating "
-            "point (1)"
+            "point; the sheet's formula (1) has one factorial too many (and an "
+            "index u, Delta for s, e for n) (1)"
         ),
     ],
 }
