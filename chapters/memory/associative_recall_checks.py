@@ -91,8 +91,8 @@ QUESTIONS["ex-recall-perfect"] = {
     "points": 4,
     "answer": ["answer_prompts", "sheet_scale_answer"],
     "describe": (
-        "answer_prompts(prompts): your construction as a recall machine, a list of "
-        "prompts of\n"
+        "answer_prompts(prompts): the construction (the chapter's or your own) as a "
+        "recall machine, a list of prompts of\n"
         "length 8 (3 pairs, e.g. 'A6B8C3B?') -> the list of its answers (one-character "
         "strings),\n"
         "at the scale it needs; judged by what it recalls on every choice of values "
@@ -110,22 +110,21 @@ QUESTIONS["ex-recall-perfect"] = {
     },
     "rubric": [
         (
-            "A construction with causal softmax attention and explicit W_Q, W_K, "
-            "W_V: a previous-token head (block 1) writes each key into the position "
-            "of its value, a ReLU network moves it into a free block, an induction "
-            "head (block 2) matches the queried key and copies the value (2)"
+            "Proves the theorem: in the limit each block-1 row is one-hot, the last "
+            "query of block 2 ties the value position of the queried key with itself "
+            "(weight 1/2 each, value 0 at the last position), read-out (1/2) e_v; "
+            "block 1 converges like e^-beta, so beta times its error vanishes, and "
+            "finitely many prompts give a finite scale beta*(n) (2)"
         ),
         (
-            "An argument that it answers every answerable prompt: the "
-            "temperature-zero limit gives weight 1/2 on the value and 1/2 on the "
-            "query position, read-out (1/2) e_v, and finitely many prompts give a "
-            "finite scale beta*(n) (block 1 converges like e^-beta, so beta times "
-            "its error vanishes) (2)"
+            "At the sheet's scale 1/sqrt(111) the model answers B: near-uniform rows "
+            "make the read-out count tokens, and B occurs twice (1)"
         ),
         (
-            "The intermediate matrices on A6B8C3B? are shown, and the scale is "
-            "stated: the sheet's 1/sqrt(111) gives the wrong answer B, perfect "
-            "recall needs beta > beta*(3) ~ 2.10 (1)"
+            "The true last row is (1/2, 1/2) in the limit and near uniform at the "
+            "sheet's scale; the sheet's lambda is the share of the value position "
+            "for the two scores beta and 2 beta alone (a query keeping e_1, the six "
+            "other positions ignored) (2)"
         ),
     ],
 }
@@ -309,7 +308,7 @@ QUESTIONS["ex-recall-pairs"] = {
         ),
         (
             "Proves the block-1-exact threshold: token t receives e^beta [t = v*] + "
-            "c_t, the worst prompts have c = 2 for the queried letter or n - 1 "
+            "#_t, the worst prompts have #_t = 2 for the queried letter or n - 1 "
             "copies of one wrong digit, so e^beta > max(2, n - 1) (1)"
         ),
         (
