@@ -10,21 +10,76 @@ QUESTIONS: dict[str, dict] = {}
 # --- ex-a5-copy
 
 
+def a5_copy_form(copy_gap):
+    import numpy as np
+
+    assert copy_gap is not ... and np.ndim(copy_gap) == 0, "copy_gap: one number"
+    assert float(copy_gap) > 0, "a gap is positive"
+
+
+def a5_copy_gap(copy_gap):
+    """copy_gap is not the smallest gap that guarantees a weight of 0.95 with 4
+    keys: solve 1 / (1 + 3 e^{-gap}) = 0.95.
+    """
+
+    import math
+
+    assert math.isclose(float(copy_gap), math.log(57), rel_tol=1e-6), (
+        "the smallest gap for n = 4 and eps = 0.05"
+    )
+
+
+def a5_copy_wrong_no_one_minus_eps():
+    import math
+
+    copy_gap = math.log(3 / 0.05)
+    return {"copy_gap": copy_gap}
+
+
+def a5_copy_wrong_n_ignored():
+    import math
+
+    copy_gap = math.log(0.95 / 0.05)
+    return {"copy_gap": copy_gap}
+
+
+def a5_copy_wrong_natural_scale():
+    import math
+
+    copy_gap = math.log(4 * 0.95 / 0.05)
+    return {"copy_gap": copy_gap}
+
+
 QUESTIONS["ex-a5-copy"] = {
     "points": 1,
-    "manual": True,
-    "kind": "explanation",
+    "answer": ["copy_gap"],
+    "describe": (
+        "copy_gap: the smallest score gap Delta for which n = 4 keys give the "
+        "winner a weight of at least\n"
+        "1 - 0.05 whatever the other scores (a number)"
+    ),
+    "public": [a5_copy_form],
+    "hidden": [a5_copy_gap],
+    "wrong": {
+        "without the factor 1 - eps": a5_copy_wrong_no_one_minus_eps,
+        "the number of keys ignored": a5_copy_wrong_n_ignored,
+        "n in place of n - 1": a5_copy_wrong_natural_scale,
+    },
     "rubric": [
         (
             "c is close to v_j when the score of key j beats every other score by a "
             "large gap, k_j.q - k_i.q >= g for all i != j with g >> log(n - 1), the "
-            "values bounded; ideally with the bound 1 - alpha_j <= (n-1)e^{-g}/(1 + "
-            "(n-1)e^{-g}) (0.5)"
+            "values bounded (0.5)"
         ),
         (
             "Only the gap matters: keys opposing the query (negative scores) are "
             "neither needed nor enough, e.g. orthonormal keys and q = beta k_j copy "
             "with the other scores 0 (0.5)"
+        ),
+        (
+            "Part 3: beta >= log 57 ~ 4.04 for q = beta k_j, and a weight of "
+            "3e^{-30}/(1 + 3e^{-30}) ~ 2.8e-13 outside key j at beta = 30; the "
+            "gap checked by computation (0.5)"
         ),
     ],
 }
@@ -192,7 +247,12 @@ QUESTIONS["ex-a5-noisy-small"] = {
             "Argues that the noise moves each score by about beta sqrt(2 nu), so the "
             "construction needs beta large (a big gap) and beta sqrt(nu) small at "
             "once (1)"
-        )
+        ),
+        (
+            "Evaluates the finite-window bound at r = 0.02, nu = 1e-8: about 0.0141 "
+            "except with probability 8 Phi(-4.71) ~ 9.7e-6; the largest nu with "
+            "probability 0.99 is about 2.4e-8; both compared with samples (1)"
+        ),
     ],
 }
 
@@ -282,8 +342,10 @@ QUESTIONS["ex-a5-noisy-large"] = {
     },
     "rubric": [
         (
-            "Describes two clusters: c near v_a in about half of the draws, near v_b "
-            "in the other half, almost never near the average (1)"
+            "Predicts the shares at beta = 30, delta = 0.05: the theorem's bound "
+            "0.418 <= P(near v_a) <= 1/2 (valid for these values, with the reason), "
+            "and 0.438 near v_a, 0.438 near v_b, 0.005 near the average from the "
+            "two competing keys; compares them with the samples (1)"
         ),
         (
             "Explains the switch: c = sigmoid(beta (gamma - 1)) v_a + (1 - "
@@ -424,12 +486,13 @@ QUESTIONS["ex-a5-two-heads-noisy"] = {
     },
     "rubric": [
         (
-            "Explains why: the noisy length changes the size of head 1's winning gap "
-            "(beta gamma), not which key wins, and head 2 does not see it (1)"
+            "Predicts at beta = 30, delta = 0.05: the theorem's bounds 0.886 <= P <= "
+            "Phi(sqrt 2) = 0.921, and P = Phi(sqrt 2 (1 - g)) = 0.895 with g = "
+            "log(sqrt(10)/(2 delta) - 3)/beta = 0.112; compares with the samples (1)"
         ),
         (
-            "Names the exception: a collapsed or flipped k_a (gamma near or below 0, "
-            "about 8% of the draws for gamma < 0) (1)"
+            "Names the exception: a flipped k_a (gamma < 0, Phi(-sqrt 2) ~ 8% of "
+            "the draws), whose outputs land near (0, 2/3), position 1/6 (1)"
         ),
     ],
 }

@@ -25,6 +25,24 @@ def _frame():
     return {"rho": rho, "u_a": u_a, "u_b": u_b, "u_c": u_c, "u_d": u_d, "X": x}
 
 
+def copy_by_formula():
+    return {"copy_gap": math.log(3 * (1 - 0.05) / 0.05)}
+
+
+def copy_by_bisection():
+    """The gap at which the weight of the winner, computed as a softmax with three
+    equal other scores, reaches 0.95 (a NumPy float)."""
+    import numpy as np
+
+    lo, hi = np.float64(0.0), np.float64(20.0)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        s = np.array([mid, 0.0, 0.0, 0.0])
+        w = np.exp(s - s.max())
+        lo, hi = (lo, mid) if w[0] / w.sum() >= 0.95 else (mid, hi)
+    return {"copy_gap": hi}
+
+
 def average_by_formula():
     import numpy as np
 
@@ -183,6 +201,7 @@ def two_heads_by_the_reduced_model():
 
 
 ALTERNATIVES = {
+    "ex-a5-copy": [copy_by_formula, copy_by_bisection],
     "ex-a5-average": [average_by_formula, average_by_least_squares_and_softmax],
     "ex-a5-noisy-small": [noisy_small_by_hand, noisy_small_by_least_squares],
     "ex-a5-two-heads": [two_heads_by_hand, two_heads_longer_as_lists],
