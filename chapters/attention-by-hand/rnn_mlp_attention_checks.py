@@ -72,7 +72,7 @@ QUESTIONS["ex-abh-q1b"] = {
     },
     "rubric": [
         (
-            "Path length: one step in attention, t - s recurrent steps with "
+            "Path length: one step in attention, t - r recurrent steps with "
             "geometric fading in the RNN (1)"
         ),
         (
