@@ -100,6 +100,17 @@ def test_an_explorer_that_draws_an_exercise_value_is_counted():
     assert ec.explorer_giveaways(_explorer_notebook("3.0", 'f"{value:.2f}"')) == []
 
 
+def test_a_picture_explorer_that_reads_an_exercises_data_is_counted():
+    # Only its own parameter in the title, but every frame pictures `example`.
+    nb = _explorer_notebook("example", 'f"t = {t}"')
+    assert ec.explorer_giveaways(nb, picture_explorers={"x"}) == [
+        "explorer 'draw' pictures its data and reads example"
+    ]
+    assert ec.explorer_giveaways(_explorer_notebook("3.0", 'f"t = {t}"'), {"x"}) == []
+    # The chapter's temperature explorer is declared.
+    assert "abh-temperature" in ec.PICTURE_EXPLORERS
+
+
 def test_an_explorer_that_starts_at_a_solutions_example_is_counted():
     nb = _explorer_notebook("3.0", 'f"{value:.2f}"')
     nb.cells[3].source += 'prompt = "A6B8C3B?"\n'

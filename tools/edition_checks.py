@@ -22,7 +22,9 @@ notebook the student edition is built from), each to be driven to 0:
   string a solution uses (such as the sheet's example prompt). A picture of a simulation
   can give an answer away without writing a number: `ANSWER_FRAMES` declares, per static
   explorer, the parameter values whose frames picture an exercise's answer, and a frame
-  there counts too.
+  there counts too. An explorer whose every frame pictures the data it reads (a heat map
+  of attention weights) is declared in `PICTURE_EXPLORERS`: reading an exercise's data
+  then counts without any number written.
 
 `tests/test_edition_checks.py` holds today's counts as a ratchet: a count may only fall.
 """
@@ -145,6 +147,13 @@ ANSWER_FRAMES = {
 # (position-encoding's explorer draws the code table, not the distances whose minimum is
 # ex-posenc-distinct's delta_N, so none of its frames needs declaring.)
 
+# Explorers whose every frame pictures the data they read (a heat map of attention
+# weights shows which key each query attends to at any temperature): for these,
+# reading an exercise's data is a give-away even when no number is written. The
+# temperature explorer of scaled-dot-product runs on scores of its own; drawing the
+# worked example's map there would answer ex-abh-q3d (review 10-34) in every frame.
+PICTURE_EXPLORERS = frozenset({"abh-temperature"})
+
 
 def explorer_answer_frames(trees, answer_frames=None) -> list[str]:
     """Frames of static explorers at parameter values declared in `ANSWER_FRAMES`."""
@@ -176,8 +185,23 @@ def _explorer_calls(trees):
                 yield call
 
 
-def explorer_giveaways(nb) -> list[str]:
-    """Static explorers of the student notebook that draw an exercise's data."""
+def _explorer_name(call: ast.Call):
+    """The literal `name=` of a `static_explorer(...)` call, or None."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    try:
+        return ast.literal_eval(keywords.get("name", ast.Constant(None)))
+    except ValueError:
+        return None
+
+
+def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
+    """Static explorers of the student notebook that draw an exercise's data.
+
+    An explorer named in `picture_explorers` (default `PICTURE_EXPLORERS`) counts when
+    it reads an exercise's data, whether or not it writes a number.
+    """
+    if picture_explorers is None:
+        picture_explorers = PICTURE_EXPLORERS
     student, removed = se.student_notebook(nbformat.from_dict(nb))
     trees = [t for c in student.cells if c.cell_type == "code" if (t := _tree(c))]
     solution = [c for c in sum(removed.values(), []) if c.cell_type == "code"]
@@ -229,9 +253,11 @@ def explorer_giveaways(nb) -> list[str]:
             todo |= depends.get(name, set())
         shared = sorted(data & solution_reads & set(depends))
         starts = sorted(_strings(draw.args) & strings)
-        if writes and (shared or starts):
+        pictures = _explorer_name(call) in picture_explorers
+        if (writes or pictures) and (shared or starts):
             why = f"reads {', '.join(shared)}" if shared else f"starts at {starts}"
-            found.append(f"explorer {draw.name!r} writes computed values and {why}")
+            what = "writes computed values" if writes else "pictures its data"
+            found.append(f"explorer {draw.name!r} {what} and {why}")
     return found + explorer_answer_frames(trees)
 
 
