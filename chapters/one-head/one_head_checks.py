@@ -688,7 +688,7 @@ QUESTIONS["ex-onehead-one-head-robust"] = {
         (
             "Written part 3: |mu_a^T q| <= kappa / omega and |q| >= sqrt(n - 2) "
             "(lambda - kappa (1 + 1/omega)), from the two ends gamma_a = 1 +- omega, "
-            "with the proof (1)"
+            "with the proof and the delta for which the bound is positive (1)"
         ),
         (
             "Written part: the second head buys locality: each copying head reads "
