@@ -102,21 +102,29 @@ def _horner(increments: np.ndarray, depth: int) -> list[np.ndarray]:
     and whose output is written in order.
     """
     segments, d, batch = increments.shape
-    # scaled[s - 1, n] = D_n / s for s = 1..depth, one operation for all segments
-    scaled = increments[None] / np.arange(1.0, depth + 1)[:, None, None, None]
+    inverse = 1.0 / np.arange(1.0, depth + 1)
+    scaled = increments[:, None] * inverse[None, :, None, None]  # (N, depth, d, B)
+    step = np.empty((depth, d, batch))  # this segment's D / s at step[s - 1]
     running = [np.zeros((d**k, batch)) for k in range(1, depth + 1)]
     sums = [np.empty((d**m, batch)) for m in range(depth)]  # scratch: S_m + acc
     products = [np.empty((d, d**m, batch)) for m in range(depth)]  # D/s (x) sums[m]
+    # The update as a fixed list of ufunc calls on views made once: a segment then
+    # costs one copy and these calls, without Python building views at every step
+    # (a tenth of the time on 1000 paths of 100 points).
+    program = []
+    for k in range(depth, 1, -1):
+        acc = step[k - 1]  # D / k, (d, B)
+        for m in range(1, k):
+            program.append((np.add, running[m - 1], acc, sums[m]))  # (d**m, B)
+            factor = step[k - m - 1][:, None]
+            program.append((np.multiply, factor, sums[m][None], products[m]))
+            acc = products[m].reshape(d ** (m + 1), batch)
+        program.append((np.add, running[k - 1], acc, running[k - 1]))
+    program.append((np.add, running[0], step[0], running[0]))
     for n in range(segments):
-        step = scaled[:, n]  # (depth, d, B)
-        for k in range(depth, 1, -1):
-            acc = step[k - 1]  # D / k, (d, B)
-            for m in range(1, k):
-                np.add(running[m - 1], acc, out=sums[m])  # (d**m, B)
-                np.multiply(step[k - m - 1][:, None], sums[m][None], out=products[m])
-                acc = products[m].reshape(d ** (m + 1), batch)
-            np.add(running[k - 1], acc, out=running[k - 1])
-        np.add(running[0], increments[n], out=running[0])
+        np.copyto(step, scaled[n])
+        for ufunc, first, second, out in program:
+            ufunc(first, second, out=out)
     return running
 
 
@@ -224,6 +232,34 @@ def _meet_in_middle(
             acc = product
         return acc
 
+    def left_factors(level: int, count: int, target: np.ndarray) -> None:
+        """L_0, ..., L_{count-1} side by side into ``target`` (d**level, B, count, N).
+
+        The Horner steps of :func:`left_factor`, each done once for every ``b``
+        with the divisors of each ``b`` stacked along axis 2: a few operations per
+        step whatever ``count`` is.
+        """
+        bs = np.arange(count)
+        factorials = np.array([math.factorial(1 + b) for b in range(count)], float)
+        if level == 1:
+            np.multiply(increments[:, :, None], 1.0 / factorials[:, None], out=target)
+            return
+        acc = increments[:, :, None] * (1.0 / (level + bs))[:, None]
+        for m in range(1, level):  # prefix level added, then one more letter
+            summed = prefixes[m][:, :, None] + acc  # (d**m, B, count, N)
+            last = m == level - 1
+            divisors = factorials if last else level - m + bs
+            factor = increments[:, :, None] * (1.0 / divisors)[:, None]
+            product = (
+                target if last else np.empty((d ** (m + 1), batch, count, segments))
+            )
+            np.multiply(
+                summed[:, None],
+                factor[None],
+                out=product.reshape(d**m, d, *summed.shape[1:]),
+            )
+            acc = product
+
     for level in range(2, split):  # prefix trajectories P_2 .. P_{q-1}
         steps = left_factor(level, 0)
         running = np.cumsum(steps, axis=-1)
@@ -239,8 +275,7 @@ def _meet_in_middle(
     # (d**q, B, r+1, N) and (d + ... + d**r, B, r+1, N); block (j, b) of the right is
     # R_b at level j, zero for b > j.
     left = np.empty((d**split, batch, right_top + 1, segments))
-    for b in range(right_top + 1):
-        left_factor(split, b, left[:, :, b])
+    left_factors(split, right_top + 1, left)
     if split >= 2:
         put(split, left[:, :, 0].sum(axis=-1).T)
     rows = sum(d**j for j in range(1, right_top + 1))
