@@ -232,34 +232,6 @@ def _meet_in_middle(
             acc = product
         return acc
 
-    def left_factors(level: int, count: int, target: np.ndarray) -> None:
-        """L_0, ..., L_{count-1} side by side into ``target`` (d**level, B, count, N).
-
-        The Horner steps of :func:`left_factor`, each done once for every ``b``
-        with the divisors of each ``b`` stacked along axis 2: a few operations per
-        step whatever ``count`` is.
-        """
-        bs = np.arange(count)
-        factorials = np.array([math.factorial(1 + b) for b in range(count)], float)
-        if level == 1:
-            np.multiply(increments[:, :, None], 1.0 / factorials[:, None], out=target)
-            return
-        acc = increments[:, :, None] * (1.0 / (level + bs))[:, None]
-        for m in range(1, level):  # prefix level added, then one more letter
-            summed = prefixes[m][:, :, None] + acc  # (d**m, B, count, N)
-            last = m == level - 1
-            divisors = factorials if last else level - m + bs
-            factor = increments[:, :, None] * (1.0 / divisors)[:, None]
-            product = (
-                target if last else np.empty((d ** (m + 1), batch, count, segments))
-            )
-            np.multiply(
-                summed[:, None],
-                factor[None],
-                out=product.reshape(d**m, d, *summed.shape[1:]),
-            )
-            acc = product
-
     for level in range(2, split):  # prefix trajectories P_2 .. P_{q-1}
         steps = left_factor(level, 0)
         running = np.cumsum(steps, axis=-1)
@@ -275,7 +247,8 @@ def _meet_in_middle(
     # (d**q, B, r+1, N) and (d + ... + d**r, B, r+1, N); block (j, b) of the right is
     # R_b at level j, zero for b > j.
     left = np.empty((d**split, batch, right_top + 1, segments))
-    left_factors(split, right_top + 1, left)
+    for b in range(right_top + 1):
+        left_factor(split, b, left[:, :, b])
     if split >= 2:
         put(split, left[:, :, 0].sum(axis=-1).T)
     rows = sum(d**j for j in range(1, right_top + 1))
