@@ -881,8 +881,7 @@ def exercise_map(root: Path = ROOT) -> str:
         lines += [
             f"### {sheet}",
             "",
-            f"{len(rows)} exercises, about {round(minutes / 60 * 2) / 2:g} hours in "
-            "all.",
+            f"{len(rows)} exercises, {minutes // 60} h {minutes % 60:02d} min in all.",
             "",
             "| sheet question | book exercise | title | chapter | time | needs | "
             "worked solution | assignment |",
