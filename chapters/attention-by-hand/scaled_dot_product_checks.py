@@ -138,9 +138,9 @@ QUESTIONS["ex-abh-q2c"] = {
             "blocks a_ij W_O^T W_V^T, stacked, have rank at most one (1)"
         ),
         (
-            "H heads give H independent weightings with the same parameter count "
+            "h heads give h independent weightings with the same parameter count "
             "and multiply-adds in the products, because the heads split the width; "
-            "only the H n^2 attention weights grow with H (1)"
+            "only the h n^2 attention weights grow with h (1)"
         ),
     ],
 }
