@@ -440,8 +440,8 @@ def a5_two_heads_noisy_spread(c_two, vals, ia, ib, scale_beta):
     S = len(c)
     # c = (c1 + v_b) / 2 is within 0.05 of the average when |c1 - v_a| <= 0.1, i.e. when
     # head 1's gap beta gamma >= log(sqrt(10) / 0.1 - 3), gamma ~ N(1, 1/2)
-    g = np.log(np.sqrt(10) / 0.1 - 3) / scale_beta
-    p = norm.cdf(np.sqrt(2) * (1 - g))
+    gamma_0 = np.log(np.sqrt(10) / 0.1 - 3) / scale_beta
+    p = norm.cdf(np.sqrt(2) * (1 - gamma_0))
     frac = np.mean(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.05)
     assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / S), (
         "share of outputs near the average"
@@ -487,8 +487,10 @@ QUESTIONS["ex-a5-two-heads-noisy"] = {
     "rubric": [
         (
             "Predicts at beta = 30, delta = 0.05: the theorem's bounds 0.886 <= P <= "
-            "Phi(sqrt 2) = 0.921, and P = Phi(sqrt 2 (1 - g)) = 0.895 with g = "
-            "log(sqrt(10)/(2 delta) - 3)/beta = 0.112; compares with the samples (1)"
+            "Phi(sqrt 2) = 0.921 (its conditions on n, delta, beta checked, and why "
+            "they hold for these values), and P = Phi(sqrt 2 (1 - gamma_0)) = 0.895 "
+            "with gamma_0 = log(sqrt(10)/(2 delta) - 3)/beta = 0.112; compares with "
+            "the samples (1)"
         ),
         (
             "Names the exception: a flipped k_a (gamma < 0, Phi(-sqrt 2) ~ 8% of "

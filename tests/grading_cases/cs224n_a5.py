@@ -189,14 +189,14 @@ def two_heads_by_simulating_keys():
 
 
 def two_heads_by_the_reduced_model():
-    """Head 1 weighs key a by e^{beta gamma} against three keys of score 0; head 2
-    copies v_b."""
+    """Head 1 weighs key a by e^{beta gamma} against three keys of score 0 (one of
+    them b, whose value it also carries); head 2 copies v_b."""
     import numpy as np
 
     bed = _bed()
     gamma = np.random.default_rng(8).normal(1.0, math.sqrt(0.5), size=5000)
     e = np.exp(bed["scale_beta"] * gamma)
-    c1 = (e / (e + 3))[:, None] * bed["vals"][0]
+    c1 = (e[:, None] * bed["vals"][0] + bed["vals"][1]) / (e + 3)[:, None]
     return {**bed, "c_two": ((c1 + bed["vals"][1]) / 2).tolist()}
 
 
