@@ -50,8 +50,8 @@ def recall_perfect_recalls(answer_prompts):
 
 
 def recall_perfect_sheet_scale(sheet_scale_answer):
-    """The token read out at the sheet's scale is not the sheet's model's answer: run
-    it at that scale.
+    """The token read out at the sheet's scale is not the chapter's model's answer:
+    run it at that scale.
     """
 
     import math
@@ -97,9 +97,9 @@ QUESTIONS["ex-recall-perfect"] = {
         "strings),\n"
         "at the scale it needs; judged by what it recalls on every choice of values "
         "and queried pair;\n"
-        "sheet_scale_answer: the token (a one-character string) the sheet's model "
-        "(the chapter's\n"
-        "`model`) answers on A6B8C3B? at the sheet's scale beta = 1/sqrt(111)"
+        "sheet_scale_answer: the token (a one-character string) the chapter's "
+        "`model` (the package's\n"
+        "construction) answers on A6B8C3B? at the sheet's scale beta = 1/sqrt(111)"
     ),
     "public": [recall_perfect_form],
     "hidden": [recall_perfect_recalls, recall_perfect_sheet_scale],
