@@ -348,7 +348,7 @@ def bounds_heads_output(two_heads):
     for n in (3, 10, 100, 1000):
         for eps in (0.5, 0.1):
             for gamma in (0.5, 1.5):
-                keys, u = keysets.noisy_key_set(n, gamma, rng)
+                keys, u = keysets.noisy_keys(n, gamma, rng)
                 q = np.asarray(two_heads(u.copy(), keys[1].copy(), n, eps), dtype=float)
                 assert q.shape == (2, keys.shape[1]), "shape (2, d)"
                 s = q @ keys.T  # (2, n) scores per head
