@@ -348,6 +348,38 @@ def test_numpy_route_picks_the_method_by_shape(monkeypatch, shape, cap, expected
     assert used == [expected]
 
 
+@pytest.mark.parametrize(
+    ("method", "kernel", "shape", "fitted"),
+    [
+        ("horner", "_horner", (40, 30, 2), 32),  # rows of the 40 paths of the batch
+        ("meet-in-the-middle", "_meet_in_middle", (2, 200, 2), 192),  # 199 segments
+        ("meet-in-the-middle", "_meet_in_middle", (2, 5, 2), 16),  # the least allowed
+    ],
+)
+def test_numpy_methods_fit_the_ufunc_buffer_then_restore_it(
+    monkeypatch, method, kernel, shape, fitted
+):
+    # NumPy's ufunc buffer is fitted to the kernels' rows while they run (a longer
+    # buffer copies broadcast operands through it) and given back unchanged after.
+    seen = []
+    original = getattr(_signature_numpy, kernel)
+
+    def spy(*args):
+        seen.append(np.getbufsize())
+        return original(*args)
+
+    monkeypatch.setattr(_signature_numpy, kernel, spy)
+    path = _random_path(np.random.default_rng(12), shape)
+    with np.errstate():
+        np.setbufsize(4096)
+        result = signature(path, 3, method=method)
+        assert np.getbufsize() == 4096
+    assert seen and set(seen) == {fitted}
+    np.testing.assert_allclose(
+        result, signature_reference(path, 3), rtol=1e-12, atol=1e-12
+    )
+
+
 def test_method_is_checked():
     with pytest.raises(ValueError, match="method must be one of 'auto'.*got 'fast'"):
         signature(np.zeros((3, 2)), 2, method="fast")
