@@ -47,9 +47,13 @@ CHUNK_ENTRIES = 1 << 18
 # Meet-in-the-middle holds whole trajectories: beyond this many entries for a single
 # path (128 MB), signature() uses the Horner update, whose memory does not grow with L.
 MAX_PATH_ENTRIES = 1 << 24
-# Scratch arrays up to this many entries (8 MB) are kept between calls (see _scratch).
+# Scratch arrays from SMALL_ENTRIES (128 KB) up to SCRATCH_ENTRIES (8 MB) are kept
+# between calls (see _scratch).
+SMALL_ENTRIES = 1 << 14
 SCRATCH_ENTRIES = 1 << 20
 _SCRATCH = threading.local()
+# Rows shorter than this keep NumPy's default ufunc buffer (see _ufunc_buffer).
+SHORT_ROWS = 128
 
 
 def signature(paths: np.ndarray, depth: int) -> np.ndarray:
@@ -66,8 +70,7 @@ def signature(paths: np.ndarray, depth: int) -> np.ndarray:
     return signature_meet_in_middle(paths, depth)
 
 
-@contextlib.contextmanager
-def _ufunc_buffer(run: int):
+def _ufunc_buffer(run: int) -> contextlib.AbstractContextManager:
     """Run NumPy's ufuncs with a buffer at most ``run`` elements long, then restore it.
 
     ``run`` is the length of the contiguous rows the kernels work on (the batch for the
@@ -78,10 +81,20 @@ def _ufunc_buffer(run: int):
     the time of the same call on a buffer that fits the rows (NumPy 2.4, measured on
     (3, 1, 1000) x (1, 27, 1000) and on a strided (81, 1000) view). The size is set
     for this thread (NumPy 2's ``np.errstate`` scopes it) and restored on exit,
-    explicitly too, for NumPy 1.26.
+    explicitly too, for NumPy 1.26. Rows shorter than ``SHORT_ROWS`` keep the default:
+    a buffer that short only cuts the loops into more pieces, on problems so small that
+    the set-up costs more than it saves.
     """
+    if run < SHORT_ROWS:  # too short to gain: a small buffer would only add calls
+        return contextlib.nullcontext()
+    return _buffer_size(min(8192, run - run % 16))
+
+
+@contextlib.contextmanager
+def _buffer_size(size: int):
+    """NumPy's ufunc buffer set to ``size`` elements inside the block, then restored."""
     with np.errstate():
-        previous = np.setbufsize(min(8192, max(16, run - run % 16)))
+        previous = np.setbufsize(size)
         try:
             yield
         finally:
@@ -97,6 +110,8 @@ def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
     faults doubled the time of a 1000-point path (1.2 ms instead of 0.6 ms).
     """
     size = math.prod(shape)
+    if size < SMALL_ENTRIES:  # below the C allocator's threshold for fresh pages
+        return np.empty(shape)
     buffer = getattr(_SCRATCH, name, None)
     if buffer is None or buffer.size < size:
         buffer = np.empty(size)
