@@ -348,6 +348,56 @@ def test_numpy_route_picks_the_method_by_shape(monkeypatch, shape, cap, expected
     assert used == [expected]
 
 
+@pytest.mark.parametrize(
+    ("method", "kernel", "shape", "fitted"),
+    [
+        ("horner", "_horner", (200, 10, 2), 192),  # rows of the 200 paths of the batch
+        ("meet-in-the-middle", "_meet_in_middle", (2, 200, 2), 192),  # 199 segments
+        ("meet-in-the-middle", "_meet_in_middle", (2, 50, 2), 4096),  # short: unchanged
+    ],
+)
+def test_numpy_methods_fit_the_ufunc_buffer_then_restore_it(
+    monkeypatch, method, kernel, shape, fitted
+):
+    # NumPy's ufunc buffer is fitted to the kernels' rows while they run (a longer
+    # buffer copies broadcast operands through it), unless they are short, and given
+    # back unchanged after.
+    seen = []
+    original = getattr(_signature_numpy, kernel)
+
+    def spy(*args):
+        seen.append(np.getbufsize())
+        return original(*args)
+
+    monkeypatch.setattr(_signature_numpy, kernel, spy)
+    path = _random_path(np.random.default_rng(12), shape)
+    with np.errstate():
+        np.setbufsize(4096)
+        result = signature(path, 3, method=method)
+        assert np.getbufsize() == 4096
+    assert seen and set(seen) == {fitted}
+    np.testing.assert_allclose(
+        result, signature_reference(path, 3), rtol=1e-12, atol=1e-12
+    )
+
+
+def test_meet_in_middle_scratch_reuse_keeps_every_result():
+    # Its largest arrays are reused from call to call: a later call, larger or
+    # smaller, must not change an earlier result, nor be changed by stale entries.
+    rng = np.random.default_rng(13)
+    paths = [_random_path(rng, (2, length, 2)) for length in (60, 20, 90, 20)]
+    results = [signature(p, 5, method="meet-in-the-middle") for p in paths]
+    kept = [r.copy() for r in results]
+    for path, result, copy in zip(paths, results, kept, strict=True):
+        np.testing.assert_array_equal(result, copy)
+        np.testing.assert_allclose(
+            result, signature_reference(path, 5), rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_array_equal(
+            signature(path, 5, method="meet-in-the-middle"), result
+        )
+
+
 def test_method_is_checked():
     with pytest.raises(ValueError, match="method must be one of 'auto'.*got 'fast'"):
         signature(np.zeros((3, 2)), 2, method="fast")
