@@ -121,14 +121,22 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
 
-def test_distribute_and_grade_by_roster(tmp_path):
+@pytest.fixture(scope="module")
+def tiny_builds(tmp_path_factory) -> Path:
+    """The fixture's assignment, built once (otter assign; no notebook runs)."""
+    builds = tmp_path_factory.mktemp("builds")
+    assignments.build_one(TINY, builds)
+    return builds
+
+
+def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     """Three students: each notebook has the student's data cell right after the
     exercise, their own numbers and nothing of a check; graded with the roster, each
     student's own answer scores, another's numbers lose, a stranger is unknown."""
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name,email\nann,Ann,ann@x.org\nbob,Bob,\ncy,Cy,\n")
     out = tmp_path / "out"
-    students = assignments.distribute(TINY, roster, out, tmp_path / "build")
+    students = assignments.distribute(TINY, roster, out, tiny_builds)
     seeds = {r["id"]: int(r["variant"]) for r in csv.DictReader(roster.open())}
     assert len(set(seeds.values())) == 3 and min(seeds.values()) > 0
     assert [s["id"] for s in students] == list(seeds)
@@ -159,7 +167,7 @@ def test_distribute_and_grade_by_roster(tmp_path):
     # Bob hands in Cy's notebook (Cy's numbers) under his own name; a stranger too.
     (subs / "bob_tiny.ipynb").write_bytes((subs / "cy_tiny.ipynb").read_bytes())
     (subs / "zed.ipynb").write_bytes((subs / "ann_tiny.ipynb").read_bytes())
-    zip_path = tmp_path / "build" / "tiny" / "autograder" / "autograder.zip"
+    zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
     files = sorted(subs.glob("*.ipynb"))
     rows = grading.grade(
         zip_path, files, jobs=2, seeds=grading.roster_seeds(files, roster)
@@ -170,3 +178,17 @@ def test_distribute_and_grade_by_roster(tmp_path):
     assert table["cy_tiny.ipynb"]["total"] == 1
     assert table["bob_tiny.ipynb"]["total"] == 0
     assert table["zed.ipynb"]["status"] == "unknown-student"
+
+
+def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
+    """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
+    on the book's numbers (seed 0), whatever `variant` the notebook defines."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    with zipfile.ZipFile(tiny_builds / "tiny" / "autograder" / "autograder.zip") as zf:
+        source = zf.read("tests/tiny_sum.py").decode()
+    forged = {"x": [100, 0, 0]}
+    for total, passed in ((6, True), (100, False)):
+        test = ExceptionTestFile.from_string(source, "tiny_sum.py")
+        test.run({"total": total, "variant": forged})
+        assert test.passed_all == passed, total
