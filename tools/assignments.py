@@ -445,11 +445,15 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
     if problems:
         raise ValueError(f"{path.name}: " + "; ".join(problems))
     built = builds / path.stem
-    if not (built / "student" / f"{path.stem}.ipynb").exists():
+    handout = built / "student" / f"{path.stem}.ipynb"
+    sources = (path, checks_path(path))
+    if not handout.exists() or any(
+        s.stat().st_mtime > handout.stat().st_mtime for s in sources
+    ):  # a build older than the chapter or its checks
         build_one(path, builds)
     students = grading.assign_seeds(roster)
     variants = load_variants(path)
-    handed = nbformat.read(built / "student" / f"{path.stem}.ipynb", as_version=4)
+    handed = nbformat.read(handout, as_version=4)
     seeds = {}
     for student in students:
         sid, seed = student["id"].strip(), int(student["variant"])
@@ -544,7 +548,10 @@ def main(argv: list[str]) -> int:
         path = next((p for p in chapters() if p.stem == args.chapter), None)
         if path is None:
             parser.error(f"no chapter named {args.chapter!r}")
-        students = distribute(path, args.roster, args.out)
+        try:
+            students = distribute(path, args.roster, args.out)
+        except ValueError as exc:
+            parser.error(str(exc))
         print(
             f"{len(students)} student notebooks -> {args.out}; seeds written to "
             f"{args.roster} (keep it for grading)"
