@@ -761,7 +761,7 @@ def grade_many(
 
 
 def write_table(rows: list[dict], path: Path) -> None:
-    first = ["submission", "status", "total", "possible"]
+    first = ["submission", "status", "seed", "total", "possible"]
     rest = sorted({k for r in rows for k in r} - {*first, "reason"})
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with Path(path).open("w", newline="") as fh:
@@ -983,7 +983,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     roster student (`id`, `name`), matched to a submission named after the id."""
     auto = list(csv.DictReader(scores.open()))
     hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
-    meta = {"submission", "status", "total", "possible", "reason"}
+    meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
     def of(rows, sid):
         stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
