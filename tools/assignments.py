@@ -55,6 +55,13 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   stated precision tolerates the rounding it implies): `tests/grading_cases/
   <chapter>.py` gives each auto-checked question two or more answers by other routes,
   which must score full marks (tests/test_grading_cases.py, without notebooks).
+  Per-student numbers: a question that gives numbers has `"variant": KEY`, one that
+  gives none `"fixed": "why"`. `VARIANTS[KEY]` is `{"draw": draw, "cell": cell,
+  "names": [...], "after": "ex-label", "describe": "..."}`: `draw(seed)` the numbers
+  (JSON-able; seed 0 the book's), `cell(variant)` the source of the data cell that
+  `distribute` puts after the `after` exercise's statement, defining `names`. A hidden
+  check taking an argument `variant` gets `draw(seed)` of the student's roster seed
+  (`tools.questions.variant_check`, `tools.grading.with_seed`); rules in CONTRIBUTING.md.
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
