@@ -61,7 +61,7 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   (JSON-able; seed 0 the book's), `cell(variant)` the source of the data cell that
   `distribute` puts after the `after` exercise's statement, defining `names`. A hidden
   check taking an argument `variant` gets `draw(seed)` of the student's roster seed
-  (`tools.questions.variant_check`, `tools.grading.with_seed`); rules in CONTRIBUTING.md.
+  (`tools.questions.variant_check`, `tools.grading.with_seed`); the rules: CONTRIBUTING.
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
