@@ -777,6 +777,8 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
         "",
         f"Checked automatically: {row['total']:g} of {row['possible']:g} points.",
     ]
+    if row.get("seed"):
+        lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
