@@ -1,6 +1,6 @@
 """Grading a class: one table, per-student feedback, rubric pages and final grades.
 
-    python -m tools.assignments grade CHAPTER DIR [--timeout S] [--jobs N] [--fresh]
+    python -m tools.assignments grade CHAPTER DIR [--roster R.csv] [--timeout S] ...
     python -m tools.assignments rubric CHAPTER DIR     one page per rubric question
     python -m tools.assignments merge CHAPTER DIR --roster R.csv [--rubric S.csv]
 
@@ -19,6 +19,10 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
    allowing only data types (NumPy, SymPy, builtins); a function answer stays in the
    sandbox and each call a check makes runs there, its value coming back the same way.
    Nothing the notebook does can change the checks, NumPy or the judge.
+   A check taking `variant` (a question with per-student numbers) gets the draw of the
+   student's seed, which the judge sets (`with_seed`) from the roster: a submission
+   belongs to the roster id its file name starts with (`student_of`; none: the row
+   says `unknown-student`), and without a roster every one gets seed 0, the book's.
 3. A hint per failed check, without expected values: the check's `failure_message`,
    else its assertion message, else the check's name.
 
