@@ -1032,7 +1032,8 @@ def write_table_plain(rows: list[dict], path: Path) -> None:
 
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns), ids required."""
-    rows = list(csv.DictReader(Path(path).open(newline="")))
+    # utf-8-sig: a spreadsheet's CSV export may start with a byte-order mark.
+    rows = list(csv.DictReader(Path(path).open(newline="", encoding="utf-8-sig")))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
