@@ -158,6 +158,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
         assert not any(h.splitlines()[0] in text for h in hidden)
         at = next(i for i, c in enumerate(nb.cells) if "ex-tiny" in c.source or
                   "**Exercise**" in c.source)  # fmt: skip
+        assert "variant data" not in nb.cells[at].source  # the marker is gone
         note, data = nb.cells[at + 1], nb.cells[at + 2]
         assert f"variant {seed}" in note.source and "Your numbers" in note.source
         assert data.source == variant["cell"](variant["draw"](seed)).strip()

@@ -434,10 +434,12 @@ def personalise(nb, variants: dict, seed: int):
     marked by `VARIANT_MARK`."""
     nb = copy.deepcopy(nb)
     cells = []
+    mark = r"\n*<!-- variant data: (\S+) -->"
     for cell in nb.cells:
         cells.append(cell)
-        for key in re.findall(r"<!-- variant data: (\S+) -->", cell.source):
+        for key in re.findall(mark, cell.source):
             cells += variant_cells(variants[key], seed)
+        cell.source = re.sub(mark, "", cell.source)
     nb.cells = cells
     return nb
 
