@@ -36,6 +36,7 @@ import pytest
 pytest.importorskip("otter", reason="otter-grader is not installed")
 
 from tools import assignments, grading, handout, nbtools  # noqa: E402
+from tools.questions import load_checks, load_variants  # noqa: E402
 
 # Every chapter with a worked solution is an assignment (ATTNSIG_TEST_CHAPTERS, a comma
 # list, narrows the run while working on some of them).
@@ -426,8 +427,19 @@ def test_students_see_plain_markdown(graded):
 
 
 def test_students_get_no_hidden_test(graded):
-    for test in (graded["dest"] / "student" / "tests").glob("*.py"):
-        assert "hidden=True" not in test.read_text(), test.name
+    """No hidden check, draw function or variant lookup in the student folder: its
+    public tests and the notebook."""
+    name = graded["dest"].name
+    path = next(p for p in ANNOTATED if p.stem == name)
+    raw = load_checks(path) or {}
+    secret = {f.__name__ for q in raw.values() for f in q.get("hidden", [])}
+    secret |= {v["draw"].__name__ for v in load_variants(path).values()}
+    secret.add("_attnsig_seed")
+    student = graded["dest"] / "student"
+    for test in [*(student / "tests").glob("*.py"), student / f"{name}.ipynb"]:
+        text = test.read_text()
+        assert "hidden=True" not in text, test.name
+        assert not [s for s in secret if s in text], test.name
 
 
 def test_rubrics_reach_the_grader(graded):

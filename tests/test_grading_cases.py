@@ -12,6 +12,11 @@ exported from a submission, with the checks the autograder zip holds
   than the chapter's solution) and may give `MISTAKES` (more wrong answers); the checks
   file's own typical mistakes (`wrong`) are applied to the first alternative. Each
   alternative scores full marks, each mistake loses the question's points.
+* Variants: an alternative may take one argument, `variant` (the question's draw, a
+  dict); it is then graded for seed 0 and for each of `VARIANT_SEEDS` on the draw of
+  that seed, with full marks each time, and the seed-0 answers graded under each
+  other seed lose the question (the variant changes the answer). Mistakes are applied
+  to the seed-0 answers.
 """
 
 from __future__ import annotations
@@ -22,7 +27,16 @@ import inspect
 import pytest
 
 from tools import assignments, grading
-from tools.questions import VERDICTS, claim_accepts, load_checks, verdict_points
+from tools.questions import (
+    VERDICTS,
+    claim_accepts,
+    load_checks,
+    load_variants,
+    verdict_points,
+)
+
+# The seeds besides 0 (the book's numbers) on which variant alternatives are graded.
+VARIANT_SEEDS = (1, 2, 3)
 
 CHAPTERS = {p.stem: p for p in assignments.chapters() if assignments.questions(p)}
 QS = {
@@ -141,11 +155,24 @@ def test_alternatives_full_marks_mistakes_lose(stem, label):
     check = _check(stem, label)
     points = QS[stem][label]["spec"]["points"]
     answers = []
+    key = load_checks(CHAPTERS[stem])[label].get("variant")
+    draw = load_variants(CHAPTERS[stem])[key]["draw"] if key else None
     for make in alternatives:
-        found = make()
+        takes = "variant" in inspect.signature(make).parameters
+        found = make(variant=draw(0)) if takes else make()
         answers.append(found)
         got = grading.judge_answers(check, found)
         assert got["score"] == pytest.approx(points), (make.__name__, got["log"])
+        if not takes:
+            continue
+        assert draw, f"{make.__name__} takes variant, {label} has none"
+        for seed in VARIANT_SEEDS:
+            got = grading.judge_answers(check, make(variant=draw(seed)), seed)
+            assert got["score"] == pytest.approx(points), (make.__name__, seed)
+            got = grading.judge_answers(check, found, seed)
+            assert got["score"] == 0, (
+                f"{make.__name__}: the book's answer scores under seed {seed}"
+            )
     mistakes = _mistakes(stem, label, answers[0])
     assert len(mistakes) >= 2, "fewer than two typical mistakes"
     for name, found in mistakes:

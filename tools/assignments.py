@@ -1,6 +1,8 @@
 """Self-checking assignments, generated from the chapter notebooks with otter-grader.
 
     python -m tools.assignments build [CHAPTER...]  student + autograder per chapter
+    python -m tools.assignments distribute CHAPTER --roster R.csv --out DIR
+                                                    one notebook per student (variants)
     python -m tools.assignments grade CHAPTER DIR   grade DIR (tools/grading.py)
     python -m tools.assignments rubric|merge ...    rubric pages; final grades
     python -m tools.assignments page                the book's table of assignments
@@ -53,6 +55,13 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   stated precision tolerates the rounding it implies): `tests/grading_cases/
   <chapter>.py` gives each auto-checked question two or more answers by other routes,
   which must score full marks (tests/test_grading_cases.py, without notebooks).
+  Per-student numbers: a question that gives numbers has `"variant": KEY`, one that
+  gives none `"fixed": "why"`. `VARIANTS[KEY]` is `{"draw": draw, "cell": cell,
+  "names": [...], "after": "ex-label", "describe": "..."}`: `draw(seed)` the numbers
+  (JSON-able; seed 0 the book's), `cell(variant)` the source of the data cell that
+  `distribute` puts after the `after` exercise's statement, defining `names`. A hidden
+  check taking an argument `variant` gets `draw(seed)` of the student's roster seed
+  (`tools.questions.variant_check`, `tools.grading.with_seed`); the rules: CONTRIBUTING.
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
@@ -95,6 +104,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -109,14 +119,17 @@ from tools.book import STUDENT_BRANCH, chapter_notebooks  # noqa: E402
 from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
 from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
 from tools.questions import (  # noqa: E402, F401 (the tests use them from here)
+    _EXERCISE,
     COVERAGE,
     KINDS,
     VERDICTS,
     checks_path,
     coverage,
     is_annotated,
+    load_variants,
     questions,
     rubric_points,
+    variant_problems,
     verdict_of,
     verdict_spec,
     verdict_table,
@@ -225,6 +238,9 @@ def master_notebook(nb, name: str, path: Path):
     }
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
     found = questions(path, nb)
+    after = {}  # exercise label -> the VARIANTS whose data cell follows its statement
+    for key, v in load_variants(path).items():
+        after.setdefault(v["after"], []).append(key)
     qs = {q["exercise"]: q for q in found if q["exercise"] is not None}
     in_block = {j for q in found for j in range(q["start"], q["stop"])}
     auto = [q["name"] for q in found if q["answer_cell"] is not None]
@@ -240,6 +256,10 @@ def master_notebook(nb, name: str, path: Path):
             cell.source += SETUP_OTTER.format(
                 name=name, questions=json.dumps(auto), tests_url=tests_url(name)
             )
+        m = _EXERCISE.search(cell.source) if cell.cell_type == "markdown" else None
+        if m and m.group(1) in after:
+            cell = _clean(cell)
+            cell.source += "".join(VARIANT_MARK.format(k) for k in after[m.group(1)])
         if i not in qs or qs[i]["spec"] is None:
             cells.append(_clean(cell))
             continue
@@ -386,6 +406,77 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
     return dest
 
 
+# --- Per-student variants: one notebook per student of a roster
+
+# Where a variant's data cell goes: the end of its `after` exercise's statement.
+VARIANT_MARK = "\n\n<!-- variant data: {} -->"
+YOUR_NUMBERS = (
+    "**Your numbers.** This assignment gives you your own {describe} (variant {seed}); "
+    "use them, not the book's. The cell below defines {names}."
+)
+BOOK_NUMBERS = (
+    "**Your numbers.** You work with the book's {describe} (variant 0); the cell "
+    "below defines {names}."
+)
+
+
+def variant_cells(variant: dict, seed: int) -> list:
+    """The markdown note and the data cell `cell(draw(seed))` of one student."""
+    names = ", ".join(f"`{n}`" for n in variant["names"])
+    text = (YOUR_NUMBERS if seed else BOOK_NUMBERS).format(
+        describe=variant["describe"], seed=seed, names=names
+    )
+    return [_md(text), _code(variant["cell"](variant["draw"](seed)).strip())]
+
+
+def personalise(nb, variants: dict, seed: int):
+    """The handed-out notebook `nb` with a student's data cells after the statements
+    marked by `VARIANT_MARK`."""
+    nb = copy.deepcopy(nb)
+    cells = []
+    mark = r"\n*<!-- variant data: (\S+) -->"
+    for cell in nb.cells:
+        cells.append(cell)
+        for key in re.findall(mark, cell.source):
+            cells += variant_cells(variants[key], seed)
+        cell.source = re.sub(mark, "", cell.source)
+    nb.cells = cells
+    return nb
+
+
+def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[dict]:
+    """One student folder per roster student, `out/<id>/` (the student notebook with
+    the student's numbers and the public checks), and `out/autograder.zip`: the
+    assignment's zip with `variants.json` (id and email -> seed) for Gradescope.
+    Seeds missing from the roster are drawn and written back (`grading.assign_seeds`).
+    """
+    problems = variant_problems(path)
+    if problems:
+        raise ValueError(f"{path.name}: " + "; ".join(problems))
+    built = builds / path.stem
+    handout = built / "student" / f"{path.stem}.ipynb"
+    sources = (path, checks_path(path))
+    if not handout.exists() or any(
+        s.stat().st_mtime > handout.stat().st_mtime for s in sources
+    ):  # a build older than the chapter or its checks
+        build_one(path, builds)
+    students = grading.assign_seeds(roster)
+    variants = load_variants(path)
+    handed = nbformat.read(handout, as_version=4)
+    seeds = {}
+    for student in students:
+        sid, seed = student["id"].strip(), int(student["variant"])
+        dest = out / sid
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(built / "student", dest)
+        nbformat.write(personalise(handed, variants, seed), dest / f"{path.stem}.ipynb")
+        seeds.update({k: seed for k in (sid, student.get("email")) if k})
+    shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
+    with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
+        zf.writestr("variants.json", json.dumps(seeds, indent=1))
+    return students
+
+
 # --- The assignments page of the book
 
 PAGE = ROOT / "chapters" / "appendix" / "assignments.md"
@@ -442,11 +533,38 @@ def main(argv: list[str]) -> int:
     build = sub.add_parser("build", help="student notebook and autograder per chapter")
     build.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     sub.add_parser("page", help="the book's table of assignments")
+    d = sub.add_parser(
+        "distribute",
+        help="one notebook per student, with the student's own numbers",
+        description="One folder per roster student, OUT/<id>/, holding the student "
+        "notebook with the student's own numbers (variants) and its public checks, "
+        "and OUT/autograder.zip with the roster's seeds (for Gradescope). Seeds the "
+        "roster lacks are drawn and written back to it: keep it, `grade --roster` "
+        "reads them.",
+    )
+    d.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
+    d.add_argument(
+        "--roster", type=Path, required=True, help="CSV id,name[,email][,variant]"
+    )
+    d.add_argument("--out", type=Path, required=True, help="folder for the notebooks")
     grading.add_commands(sub)
     args = parser.parse_args(argv)
     if args.command == "page":
         PAGE.write_text(page_text(PAGE.read_text()))
         print(f"wrote the assignment table of {PAGE.relative_to(ROOT)}")
+        return 0
+    if args.command == "distribute":
+        path = next((p for p in chapters() if p.stem == args.chapter), None)
+        if path is None:
+            parser.error(f"no chapter named {args.chapter!r}")
+        try:
+            students = distribute(path, args.roster, args.out)
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(
+            f"{len(students)} student notebooks -> {args.out}; seeds written to "
+            f"{args.roster} (keep it for grading)"
+        )
         return 0
     if args.command != "build":
         return grading.run_command(args)

@@ -1,6 +1,6 @@
 """Grading a class: one table, per-student feedback, rubric pages and final grades.
 
-    python -m tools.assignments grade CHAPTER DIR [--timeout S] [--jobs N] [--fresh]
+    python -m tools.assignments grade CHAPTER DIR [--roster R.csv] [--timeout S] ...
     python -m tools.assignments rubric CHAPTER DIR     one page per rubric question
     python -m tools.assignments merge CHAPTER DIR --roster R.csv [--rubric S.csv]
 
@@ -19,6 +19,10 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
    allowing only data types (NumPy, SymPy, builtins); a function answer stays in the
    sandbox and each call a check makes runs there, its value coming back the same way.
    Nothing the notebook does can change the checks, NumPy or the judge.
+   A check taking `variant` (a question with per-student numbers) gets the draw of the
+   student's seed, which the judge sets (`with_seed`) from the roster: a submission
+   belongs to the roster id its file name starts with (`student_of`; none: the row
+   says `unknown-student`), and without a roster every one gets seed 0, the book's.
 3. A hint per failed check, without expected values: the check's `failure_message`,
    else its assertion message, else the check's name.
 
@@ -59,7 +63,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
 TIMEOUT = 120.0
-STATUSES = ("ok", "timeout", "error", "invalid")
+STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
+NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
 NOT_ANSWERED = "not answered yet"
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
@@ -462,9 +467,10 @@ def hint(tc: test_case, exc: BaseException, path: str) -> str:
 
 
 def judge(
-    autograder_zip: Path, submission: Path, hide: list[str], scratch: Path
+    autograder_zip: Path, submission: Path, hide: list[str], scratch: Path, seed=0
 ) -> dict:
-    """Grade one notebook: {"status", "reason", "questions": {name: {...}}, "log"}."""
+    """Grade one notebook: {"status", "reason", "questions": {name: {...}}, "log"};
+    a check taking `variant` gets the draw of `seed` (`with_seed`)."""
     import nbformat
 
     checks = {
@@ -505,14 +511,26 @@ def judge(
             return result
         session = Session(proc)
         for name, check in checks.items():
-            judge_question(check, session, result["questions"][name], log)
+            judge_question(check, session, result["questions"][name], log, seed)
     finally:
         proc.kill()
         proc.wait()
     return result
 
 
-def judge_question(check: dict, session: Session, out: dict, log: list) -> None:
+def with_seed(check: dict, seed: int) -> dict:
+    """The check with the student's variant seed set: a check taking `variant` draws
+    it from ATTNSIG_SEED in its test file's globals (`tools.questions.variant_check`),
+    which the judge sets here; nothing in the submission reaches it."""
+    for tc in check["cases"]:
+        tc.func.__globals__["ATTNSIG_SEED"] = int(seed)
+    return check
+
+
+def judge_question(
+    check: dict, session: Session, out: dict, log: list, seed: int = 0
+) -> None:
+    with_seed(check, seed)
     names = sorted({p for tc in check["cases"] for p in tc.params})
     env = {}
     for n in names:
@@ -571,12 +589,13 @@ class Exported:
         return self._read(value)
 
 
-def judge_answers(check: dict, answers: dict) -> dict:
+def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
     """Judge one question on answers given as a dict (name -> value or function):
-    {"score", "hints", "log"}, by the judge's own `judge_question`. The tests grade
-    alternative and mistaken answers this way, without running a notebook."""
+    {"score", "hints", "log"}, by the judge's own `judge_question`, for the student of
+    variant `seed`. The tests grade alternative and mistaken answers this way, without
+    running a notebook."""
     out, log = {"score": 0.0, "hints": []}, []
-    judge_question(check, Exported(answers), out, log)
+    judge_question(check, Exported(answers), out, log, seed)
     return {**out, "log": log}
 
 
@@ -595,6 +614,7 @@ def grade_one(
     submission: Path,
     timeout: float = TIMEOUT,
     hide: list[str] | None = None,
+    seed: int = 0,
 ) -> dict:
     """Grade one notebook in a fresh interpreter: the judge's result dict, plus the
     status `timeout` or `error` when the judge itself did not finish."""
@@ -612,6 +632,7 @@ def grade_one(
         str(autograder_zip),
         str(submission),
         scratch.name,
+        f"--seed={seed}",
         "--hide",
         *hide,
     ]
@@ -664,6 +685,7 @@ def grade_one(
 
 def row_of(name: str, result: dict, checks: dict[str, float]) -> dict:
     row = {"submission": name, "status": result["status"], "reason": result["reason"]}
+    row["seed"] = result.get("seed", "")
     qs = result.get("questions", {})
     for q in checks:  # rounded: 30 claims of 0.1 point should add up to 3
         row[q] = round(float(qs.get(q, {}).get("score", 0.0)), 6)
@@ -679,12 +701,15 @@ def grade(
     timeout: float = TIMEOUT,
     out: Path | None = None,
     fresh: bool = False,
+    seeds: dict[Path, int | None] | None = None,
 ) -> list[dict]:
     """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
     in the order given. With `out`, also the feedback, the logs and the cache there.
+    `seeds`: each submission's variant seed (`roster_seeds`; None: no student of the
+    roster, not graded); without, every submission gets the book's numbers (seed 0).
     """
     work = {Path(autograder_zip): (list(submissions), out)}
-    return grade_many(work, jobs, timeout, fresh)[Path(autograder_zip)]
+    return grade_many(work, jobs, timeout, fresh, seeds)[Path(autograder_zip)]
 
 
 def grade_many(
@@ -692,6 +717,7 @@ def grade_many(
     jobs: int = 0,
     timeout: float = TIMEOUT,
     fresh: bool = False,
+    seeds: dict[Path, int | None] | None = None,
 ) -> dict[Path, list[dict]]:
     """Several assignments in one pool: autograder zip -> (submissions, out)."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
@@ -704,10 +730,19 @@ def grade_many(
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
-        hit = out / "cache" / f"{digest(sub, autograder_zip)}.json" if out else None
+        seed = 0 if seeds is None else seeds.get(sub)
+        if seed is None:
+            reason = "no roster id starts the file name (rename it <id>_...)"
+            return {"status": "unknown-student", "reason": reason, "log": [reason]}
+        key = f"{digest(sub, autograder_zip)}-{seed}"
+        hit = out / "cache" / f"{key}.json" if out else None
         if hit and hit.exists() and not fresh:
             return json.loads(hit.read_text())
-        result = grade_one(autograder_zip, sub, timeout, hide)
+        result = grade_one(autograder_zip, sub, timeout, hide, seed)
+        result["seed"] = seed
+        result["log"].insert(
+            0, f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
+        )
         if hit:
             hit.parent.mkdir(parents=True, exist_ok=True)
             hit.write_text(json.dumps(result))
@@ -730,7 +765,7 @@ def grade_many(
 
 
 def write_table(rows: list[dict], path: Path) -> None:
-    first = ["submission", "status", "total", "possible"]
+    first = ["submission", "status", "seed", "total", "possible"]
     rest = sorted({k for r in rows for k in r} - {*first, "reason"})
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with Path(path).open("w", newline="") as fh:
@@ -746,6 +781,8 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
         "",
         f"Checked automatically: {row['total']:g} of {row['possible']:g} points.",
     ]
+    if row.get("seed"):
+        lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
@@ -952,7 +989,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     roster student (`id`, `name`), matched to a submission named after the id."""
     auto = list(csv.DictReader(scores.open()))
     hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
-    meta = {"submission", "status", "total", "possible", "reason"}
+    meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
     def of(rows, sid):
         stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
@@ -990,6 +1027,62 @@ def write_table_plain(rows: list[dict], path: Path) -> None:
         writer.writerows(rows)
 
 
+# --- The roster: a CSV `id,name[,email][,variant]`, one row per student
+
+
+def read_roster(path: Path) -> list[dict]:
+    """The roster's students (each a dict of its columns), ids required."""
+    # utf-8-sig: a spreadsheet's CSV export may start with a byte-order mark.
+    rows = list(csv.DictReader(Path(path).open(newline="", encoding="utf-8-sig")))
+    missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
+    if missing:
+        raise ValueError(f"{path}: rows {missing} have no id")
+    return rows
+
+
+def assign_seeds(path: Path) -> list[dict]:
+    """The roster with a `variant` seed for every student, written back to `path`:
+    the seeds it has are kept (0: the book's numbers), the missing ones drawn with
+    `secrets`, distinct and positive. The instructor keeps the file: grading reads
+    the seeds from it."""
+    import secrets
+
+    rows = read_roster(path)
+    taken = {int(r["variant"]) for r in rows if (r.get("variant") or "").strip()}
+    for r in rows:
+        if not (r.get("variant") or "").strip():
+            seed = 0
+            while seed == 0 or seed in taken:
+                seed = 1 + secrets.randbelow(2**31 - 2)
+            taken.add(seed)
+            r["variant"] = str(seed)
+    fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
+    with Path(path).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def student_of(stem: str, ids: list[str]) -> str | None:
+    """The roster id a submission belongs to: its file name is the id, or starts with
+    it and a separator (`_`, `-`, `.`, space), as LMS downloads name files; the
+    longest such id wins. None: no student of the roster."""
+    fits = [i for i in ids if stem == i or re.match(re.escape(i) + r"[_\-. ]", stem)]
+    return max(fits, key=len) if fits else None
+
+
+def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
+    """Each submission's variant seed from the roster (`student_of`; a student without
+    a seed gets 0, the book's numbers); None for a submission of no student."""
+    seeds = {r["id"].strip(): int(r.get("variant") or 0) for r in read_roster(roster)}
+    found = {}
+    for sub in subs:
+        sid = student_of(Path(sub).stem, list(seeds))
+        found[sub] = None if sid is None else seeds[sid]
+    return found
+
+
 # --- Command line
 
 
@@ -1006,6 +1099,12 @@ def add_commands(sub) -> None:
     )
     g.add_argument("--jobs", type=int, default=0, help="at a time (0: every core)")
     g.add_argument("--fresh", action="store_true", help="ignore the cache")
+    g.add_argument(
+        "--roster",
+        type=Path,
+        help="CSV id,name[,email],variant (from `distribute`): each submission, named "
+        "<id>[_...].ipynb, is graded on its student's numbers; without, on the book's",
+    )
     r = sub.add_parser("rubric", help="one page per rubric question, a rubric sheet")
     r.add_argument("chapter")
     r.add_argument("folder", type=Path)
@@ -1024,7 +1123,12 @@ def run_command(args) -> int:
     if args.command == "grade":
         autograder = OUT / args.chapter / "autograder" / "autograder.zip"
         subs = sorted(args.folder.glob("*.ipynb"))
-        rows = grade(autograder, subs, args.jobs, args.timeout, graded, args.fresh)
+        seeds = roster_seeds(subs, args.roster) if args.roster else None
+        if seeds is None:
+            print(NO_ROSTER)
+        rows = grade(
+            autograder, subs, args.jobs, args.timeout, graded, args.fresh, seeds
+        )
         write_table(rows, graded / "scores.csv")
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
@@ -1052,12 +1156,15 @@ def main(argv: list[str]) -> int:
     j.add_argument("autograder_zip", type=Path)
     j.add_argument("submission", type=Path)
     j.add_argument("scratch", type=Path, help="an empty directory to run it in")
+    j.add_argument("--seed", type=int, default=0, help="the student's variant seed")
     j.add_argument("--hide", nargs="*", default=[])
     add_commands(sub)
     args = parser.parse_args(argv)
     if args.command != "judge":
         return run_command(args)
-    result = judge(args.autograder_zip, args.submission, args.hide, args.scratch)
+    result = judge(
+        args.autograder_zip, args.submission, args.hide, args.scratch, args.seed
+    )
     print(json.dumps(result))
     return 0
 

@@ -45,8 +45,12 @@ COVERAGE = 0.75
 # The keys a question's spec may have (tools/assignments.py describes them).
 SPEC_KEYS = {
     "points", "answer", "describe", "public", "hidden", "wrong", "rubric", "manual",
-    "kind", "verdicts",
+    "kind", "verdicts", "variant", "fixed",
 }  # fmt: skip
+# The keys of a `VARIANTS` entry, and the argument by which a hidden check gets the
+# student's draw (reserved: never an answer name).
+VARIANT_KEYS = {"draw", "cell", "names", "after", "describe"}
+VARIANT_ARG = "variant"
 _START = re.compile(r"```+\{solution-start\}\s*(\S+)")
 _EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
 _END = re.compile(r"```+\{solution-end\}")
@@ -60,6 +64,17 @@ def checks_path(notebook: Path) -> Path:
 
 def load_checks(notebook: Path) -> dict[str, dict] | None:
     """The `QUESTIONS` of a notebook's checks file; None if it has none."""
+    found = _load(notebook)
+    return None if found is None else found[0]
+
+
+def load_variants(notebook: Path) -> dict[str, dict]:
+    """The `VARIANTS` of a notebook's checks file (`{}` if it has none)."""
+    found = _load(notebook)
+    return {} if found is None else found[1]
+
+
+def _load(notebook: Path) -> tuple[dict, dict] | None:
     path = checks_path(notebook)
     if not path.exists():
         return None
@@ -74,7 +89,52 @@ def load_checks(notebook: Path) -> dict[str, dict] | None:
         extra = set(q) - SPEC_KEYS
         if extra:
             raise ValueError(f"{path.name}, {label}: unknown keys {sorted(extra)}")
-    return found
+    variants = getattr(module, "VARIANTS", {})
+    for key, v in variants.items():
+        if set(v) != VARIANT_KEYS:
+            raise ValueError(
+                f"{path.name}, VARIANTS[{key!r}]: expected the keys "
+                f"{sorted(VARIANT_KEYS)}, got {sorted(v)}"
+            )
+    return found, variants
+
+
+def variant_problems(notebook: Path) -> list[str]:
+    """What breaks the variant rules in a chapter's checks file (CONTRIBUTING.md):
+    every auto-checked question has exactly one of `variant` (a key of `VARIANTS`)
+    or `fixed`; each `after` names an exercise of the notebook; `variant` is no
+    answer name; public checks never take it, hidden ones only with a `variant`."""
+    specs, variants = load_checks(notebook) or {}, load_variants(notebook)
+    text = "\n".join(
+        c.source
+        for c in nbformat.read(notebook, as_version=4).cells
+        if c.cell_type == "markdown"
+    )
+    labels = set(_EXERCISE.findall(text))
+    bad = [
+        f"VARIANTS[{k!r}]: after {v['after']!r}, no exercise of the notebook"
+        for k, v in variants.items()
+        if v["after"] not in labels
+    ]
+    for label, q in specs.items():
+        if "answer" not in q or q.get("verdicts") or q.get("manual"):
+            if "variant" in q or "fixed" in q:
+                bad.append(f"{label}: not auto-checked, so neither variant nor fixed")
+            continue
+        if ("variant" in q) == ("fixed" in q):
+            bad.append(f"{label}: exactly one of 'variant' or 'fixed'")
+        if "variant" in q and q["variant"] not in variants:
+            bad.append(f"{label}: variant {q['variant']!r} is no key of VARIANTS")
+        if VARIANT_ARG in q["answer"]:
+            bad.append(f"{label}: {VARIANT_ARG!r} is reserved, not an answer name")
+        for f in q.get("public", []):
+            if VARIANT_ARG in inspect.signature(f).parameters:
+                bad.append(f"{label}: the public check {f.__name__} takes variant")
+        for f in q.get("hidden", []):
+            takes = VARIANT_ARG in inspect.signature(f).parameters
+            if takes and "variant" not in q:
+                bad.append(f"{label}: {f.__name__} takes variant, the question not")
+    return bad
 
 
 def is_annotated(notebook: Path) -> bool:
@@ -107,12 +167,57 @@ def mistake_cell(function) -> str:
     )
 
 
-def _spec(raw: dict, label: str) -> dict:
+# How a hidden check taking `variant` finds the student's seed, in otter's test file:
+# the judge (tools/grading.py) sets ATTNSIG_SEED in the file's globals; under Gradescope
+# the student's id or email (submission_metadata.json) is looked up in variants.json,
+# which `distribute` adds to the autograder zip; else the book's numbers, said aloud.
+SEED_SOURCE = """
+def _attnsig_seed():
+    import json
+    import sys
+
+    if globals().get("ATTNSIG_SEED") is not None:
+        return globals()["ATTNSIG_SEED"]
+    try:
+        with open("/autograder/submission_metadata.json") as f:
+            users = json.load(f)["users"]
+        with open("/autograder/source/variants.json") as f:
+            seeds = json.load(f)
+        keys = [u.get(k) for u in users for k in ("sid", "email")]
+        return next(seeds[k] for k in keys if k in seeds)
+    except Exception:
+        print("variant: no roster seed for this submission, graded on the book's "
+              "numbers (seed 0)", file=sys.stderr)
+        return 0
+"""
+
+
+def variant_check(function, draw) -> str:
+    """A hidden check taking `variant`, as otter's test file holds it: a function of
+    the answers alone, which draws the variant itself from the student's seed
+    (`SEED_SOURCE`), so that otter never reads `variant` from the notebook."""
+    params = [p for p in inspect.signature(function).parameters if p != VARIANT_ARG]
+    name, doc = function.__name__, inspect.getdoc(function)
+    inner = [check_source(draw), check_source(function), SEED_SOURCE.strip()]
+    args = "".join(f"{p}, " for p in params)
+    lines = [f"def {name}({', '.join(params)}):"]
+    lines += [f"    {doc!r}"] if doc else []
+    lines += [textwrap.indent(src, "    ") for src in inner]
+    lines.append(f"    return {name}({args}variant={draw.__name__}(_attnsig_seed()))")
+    return "\n".join(lines) + "\n"
+
+
+def _spec(raw: dict, label: str, variants: dict | None = None) -> dict:
     """The question's spec with its checks as source text (as otter wants them)."""
     spec = dict(raw)
     for kind in ("public", "hidden"):
         if kind in spec:
             spec[kind] = [check_source(f) for f in spec[kind]]
+    for i, f in enumerate(raw.get("hidden", [])):
+        if VARIANT_ARG in inspect.signature(f).parameters:
+            if raw.get("variant") not in (variants or {}):
+                raise ValueError(f"{label}: {f.__name__} takes variant, but no draw")
+            spec["hidden"][i] = variant_check(f, variants[raw["variant"]]["draw"])
     if "wrong" in spec:
         spec["wrong"] = {k: mistake_cell(f) for k, f in spec["wrong"].items()}
     for kind in ("public", "hidden", "wrong"):
@@ -149,7 +254,7 @@ def questions(notebook: Path, nb=None) -> list[dict]:
     notebook = Path(notebook)
     if nb is None:
         nb = nbformat.read(notebook, as_version=4)
-    specs = load_checks(notebook) or {}
+    specs, variants = load_checks(notebook) or {}, load_variants(notebook)
     exercises = {}
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown" and (m := _EXERCISE.search(cell.source)):
@@ -172,7 +277,7 @@ def questions(notebook: Path, nb=None) -> list[dict]:
         label = m.group(1)
         raw, spec, answer_cell, claims = specs.get(label), None, None, None
         if raw is not None:
-            spec = _spec(raw, label)
+            spec = _spec(raw, label, variants)
             if raw.get("verdicts"):
                 answer_cell, claims = verdict_table(nb.cells[start:stop], label)
                 answer_cell += start

@@ -1,0 +1,200 @@
+"""Per-student variants (issue 22 item 6): the checks files' rules, the draws, and the
+machinery on a tiny fixture chapter (tests/fixtures/variants/).
+
+* every chapter's checks file keeps the rules of `tools.questions.variant_problems`
+  (ATTNSIG_TEST_CHAPTERS, a comma list, narrows the chapters);
+* each draw is deterministic and JSON-able, and its data cell runs after the
+  notebook's imports and defines the names it promises;
+* on the fixture (no notebook run): the judge grades a check taking `variant` on the
+  student's draw, and the book's answer loses the question under another seed;
+* one small notebook case (`test_distribute_and_grade_by_roster`): three students get
+  their own numbers, nothing of a check, and `grade --roster` judges each on them.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tools import assignments, grading
+from tools.questions import check_source, load_variants, variant_problems
+
+ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
+CHAPTERS = [
+    p
+    for p in assignments.chapters()
+    if assignments.is_annotated(p) and (not ONLY or p.stem in ONLY)
+]
+TINY = Path(__file__).parent / "fixtures" / "variants" / "tiny.ipynb"
+VARIANT_SEEDS = (1, 2, 3)
+DRAWS = [
+    (p, key) for p in [*CHAPTERS, TINY] for key in load_variants(p)
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_variant_rules(path):
+    """Each auto-checked question: a variant or a reason it has none (CONTRIBUTING)."""
+    assert variant_problems(path) == []
+
+
+def notebook_imports(path: Path) -> dict:
+    """The names the notebook's import statements bind, as a data cell sees them."""
+    env = {}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        exec(compile(ast.Module(imports, []), str(path), "exec"), env)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("path", "key"), DRAWS, ids=[f"{p.stem}:{k}" for p, k in DRAWS]
+)
+def test_draws(path, key):
+    """Deterministic, JSON-able, seed 0 reproducible; the cell defines `names`; the
+    seeds give different numbers."""
+    variant = load_variants(path)[key]
+    imports = notebook_imports(path)
+    # Its source alone, as the autograder's test files hold it, draws the same.
+    alone = {}
+    exec(check_source(variant["draw"]), alone)
+    alone = alone[variant["draw"].__name__]
+    drawn = []
+    for seed in (0, *VARIANT_SEEDS):
+        found = variant["draw"](seed)
+        assert found == variant["draw"](seed), f"seed {seed}: not deterministic"
+        assert alone(seed) == found, f"seed {seed}: the draw's source needs more"
+        assert json.loads(json.dumps(found)) == found, f"seed {seed}: not JSON-able"
+        env = dict(imports)
+        exec(variant["cell"](found), env)
+        missing = [n for n in variant["names"] if n not in env]
+        assert not missing, f"seed {seed}: the cell does not define {missing}"
+        drawn.append(json.dumps(found, sort_keys=True))
+    assert len(set(drawn)) == len(drawn), "two seeds draw the same numbers"
+
+
+def _tiny_check():
+    q = assignments.questions(TINY)[0]
+    return grading.check_of(q["name"], q["spec"]), load_variants(TINY)["tiny"]
+
+
+def test_judge_grades_on_the_students_draw():
+    """The answer for a student's own numbers scores under that student's seed; the
+    book's answer (seed 0) loses the question under the others; the check's test
+    source never holds `variant` as an argument otter could fill from the notebook."""
+    check, variant = _tiny_check()
+    assert all("variant" not in tc.params for tc in check["cases"])
+    book = {"total": sum(variant["draw"](0)["x"])}
+    assert grading.judge_answers(check, book)["score"] == 1
+    for seed in VARIANT_SEEDS:
+        own = {"total": sum(variant["draw"](seed)["x"])}
+        assert grading.judge_answers(check, own, seed)["score"] == 1
+        got = grading.judge_answers(check, book, seed)
+        assert got["score"] == 0 and "not the sum of your x" in got["hints"][0]
+
+
+def test_roster_seeds_and_matching(tmp_path):
+    """Missing seeds are drawn distinct and positive and written back, given ones
+    kept; a submission belongs to the id its file name starts with."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,variant\na1,Ann,\na12,Bob,\nc,Cy,0\n")
+    rows = grading.assign_seeds(roster)
+    seeds = [int(r["variant"]) for r in rows]
+    assert seeds[2] == 0 and seeds[0] > 0 and seeds[1] > 0 and seeds[0] != seeds[1]
+    assert [r["variant"] for r in csv.DictReader(roster.open())] == list(
+        map(str, seeds)
+    )
+    assert grading.assign_seeds(roster) == rows  # kept, not redrawn
+    ids = ["a1", "a12", "c"]
+    assert grading.student_of("a12_late_2", ids) == "a12"
+    assert grading.student_of("a1", ids) == "a1"
+    assert grading.student_of("a123", ids) is None
+    subs = [Path("a1-hw.ipynb"), Path("zed.ipynb")]
+    assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
+
+
+@pytest.fixture(scope="module")
+def tiny_builds(tmp_path_factory) -> Path:
+    """The fixture's assignment, built once (otter assign; no notebook runs)."""
+    builds = tmp_path_factory.mktemp("builds")
+    assignments.build_one(TINY, builds)
+    return builds
+
+
+def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
+    """Three students: each notebook has the student's data cell right after the
+    exercise, their own numbers and nothing of a check; graded with the roster, each
+    student's own answer scores, another's numbers lose, a stranger is unknown."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nann,Ann,ann@x.org\nbob,Bob,\ncy,Cy,\n")
+    out = tmp_path / "out"
+    students = assignments.distribute(TINY, roster, out, tiny_builds)
+    seeds = {r["id"]: int(r["variant"]) for r in csv.DictReader(roster.open())}
+    assert len(set(seeds.values())) == 3 and min(seeds.values()) > 0
+    assert [s["id"] for s in students] == list(seeds)
+    variant = load_variants(TINY)["tiny"]
+    hidden = [assignments.questions(TINY)[0]["spec"]["hidden"][0]]
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    cells = {}
+    for sid, seed in seeds.items():
+        nb = nbformat.read(out / sid / "tiny.ipynb", as_version=4)
+        text = json.dumps(nb)
+        for leak in ("tiny_draw", "variant[", "_attnsig_seed", "int(x.sum())"):
+            assert leak not in text, f"{sid}: {leak!r} in the student notebook"
+        assert not any(h.splitlines()[0] in text for h in hidden)
+        at = next(i for i, c in enumerate(nb.cells) if "ex-tiny" in c.source or
+                  "**Exercise**" in c.source)  # fmt: skip
+        assert "variant data" not in nb.cells[at].source  # the marker is gone
+        note, data = nb.cells[at + 1], nb.cells[at + 2]
+        assert f"variant {seed}" in note.source and "Your numbers" in note.source
+        assert data.source == variant["cell"](variant["draw"](seed)).strip()
+        cells[sid] = data.source
+        stub = next(c for c in nb.cells if c.source.endswith("total = ..."))
+        stub.source = "total = int(x.sum())"
+        nbformat.write(nb, subs / f"{sid}_tiny.ipynb")
+    assert len(set(cells.values())) == 3
+    with zipfile.ZipFile(out / "autograder.zip") as zf:
+        carried = json.loads(zf.read("variants.json"))
+    assert carried == {**seeds, "ann@x.org": seeds["ann"]}
+    # Bob hands in Cy's notebook (Cy's numbers) under his own name; a stranger too.
+    (subs / "bob_tiny.ipynb").write_bytes((subs / "cy_tiny.ipynb").read_bytes())
+    (subs / "zed.ipynb").write_bytes((subs / "ann_tiny.ipynb").read_bytes())
+    zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    files = sorted(subs.glob("*.ipynb"))
+    rows = grading.grade(
+        zip_path, files, jobs=2, seeds=grading.roster_seeds(files, roster)
+    )
+    table = {r["submission"]: r for r in rows}
+    assert table["ann_tiny.ipynb"]["total"] == 1
+    assert table["ann_tiny.ipynb"]["seed"] == seeds["ann"]
+    assert table["cy_tiny.ipynb"]["total"] == 1
+    assert table["bob_tiny.ipynb"]["total"] == 0
+    assert table["zed.ipynb"]["status"] == "unknown-student"
+
+
+def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
+    """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
+    on the book's numbers (seed 0), whatever `variant` the notebook defines."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    with zipfile.ZipFile(tiny_builds / "tiny" / "autograder" / "autograder.zip") as zf:
+        source = zf.read("tests/tiny_sum.py").decode()
+    forged = {"x": [100, 0, 0]}
+    for total, passed in ((6, True), (100, False)):
+        test = ExceptionTestFile.from_string(source, "tiny_sum.py")
+        test.run({"total": total, "variant": forged})
+        assert test.passed_all == passed, total
