@@ -181,9 +181,9 @@ def abh_q3_draw(seed):
 
     Every draw has in each row of Q K^T a unique largest product, by at least 1/2,
     so that each output token attends most to one input token, and another reading
-    than the book's; products at most 16 in size and not symmetric; the scaled map
-    read by columns differs from its reading by rows, and at least one of its rows
-    is not saturated (largest weight < 0.9).
+    than the book's; entries of Q, K, V at most 4 and products at most 16 in size,
+    as in the book; products not symmetric; a scaled map that reads differently by
+    columns than by rows, with at least one row not saturated (largest weight < 0.9).
     """
     from fractions import Fraction
 
@@ -204,6 +204,10 @@ def abh_q3_draw(seed):
         x = exact(d["X"])
         return (x @ exact(d["W_Q"])) @ (x @ exact(d["W_K"])).T
 
+    def entries(d):  # of Q, K and V
+        x = exact(d["X"])
+        return [x @ exact(d[n]) for n in ("W_Q", "W_K", "W_V")]
+
     book_top = [int(np.argmax(row)) for row in products(abh_q3_draw(0))]
     rng = np.random.default_rng(seed)
     pool, p = ["-1", "-1/2", "0", "1/2", "1", "2"], [4, 3, 4, 3, 4, 2]
@@ -220,13 +224,14 @@ def abh_q3_draw(seed):
         largest = w.max(axis=1).min()
         by_columns = [int(np.argmax(col)) for col in w.T]
         if (
-            np.abs(s).max() <= 16
+            max(np.abs(m).max() for m in entries(d)) <= 4
+            and np.abs(s).max() <= 16
             and min(gaps) >= Fraction(1, 2)
             and top != book_top
             and by_columns != top
             and np.any(s != s.T)
             and largest < 0.9
-            and np.any(exact(d["X"]) @ exact(d["W_V"]) != 0)
+            and np.any(entries(d)[2] != 0)
         ):
             return d
 
