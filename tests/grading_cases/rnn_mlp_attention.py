@@ -74,6 +74,15 @@ def weights_by_formula(variant):
     return {**_mlp_names(variant), "mlp_params": mlp_params}
 
 
+def heads_of_full_width(variant=None):
+    """Every head's scores and mixing counted at the full width e, not e // heads."""
+    variant = variant or {"t": 100, "e": 64, "heads": 4}  # the book's, seed 0
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    return {"att_count": 4 * t * e * e + heads * 2 * t * t * e}
+
+
+MISTAKES = {"ex-abh-q1b": [heads_of_full_width]}
+
 ALTERNATIVES = {
     "ex-abh-q1b": [counts_by_terms, counts_by_running],
     "ex-abh-q1d": [weights_from_shapes, weights_by_formula],

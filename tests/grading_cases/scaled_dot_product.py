@@ -129,6 +129,30 @@ def reading_the_raw_map(variant):
     return found
 
 
+# The book's draw (seed 0), for a harness that calls a mistake without a variant.
+BOOK = {
+    "X": [[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]],
+    "W_Q": [["0", "1"], ["1", "0"], ["-1/2", "0"], ["1", "1"]],
+    "W_K": [["1", "-1/2"], ["0", "1"], ["1/2", "-1/2"], ["1", "1/2"]],
+    "W_V": [["1", "1/2"], ["-1/2", "0"], ["-1", "2"], ["1/2", "-1"]],
+}
+
+
+def scaled_by_1_over_d_k(variant=None):
+    """The scores divided by d_k instead of sqrt(d_k); the raw map right."""
+    import numpy as np
+
+    q, k, v = _floats(variant or BOOK)
+    found = {}
+    for tag, scale in (("s", 1 / k.shape[1]), ("r", 1.0)):
+        e = np.exp(q @ k.T * scale)
+        found[f"a_{tag}"] = e / e.sum(axis=1, keepdims=True)
+        found[f"out_{tag}"] = found[f"a_{tag}"] @ v
+    return found
+
+
+MISTAKES = {"ex-abh-q3b": [scaled_by_1_over_d_k]}
+
 ALTERNATIVES = {
     "ex-abh-q2a1": [variance_by_simulation_float32, variance_exact],
     "ex-abh-q3a": [products_as_sympy_from_floats, products_as_fractions_by_hand],
