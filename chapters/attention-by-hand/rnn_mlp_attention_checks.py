@@ -5,6 +5,7 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-abh-q1a
@@ -30,19 +31,69 @@ QUESTIONS["ex-abh-q1a"] = {
 # --- ex-abh-q1b
 
 
+def abh_q1b_draw(seed):
+    """Question ex-abh-q1b's sizes for one student: the length t, the width e (d_h =
+    d) and the number of heads, which divides e. Seed 0 gives the book's numbers.
+
+    Other seeds change both counts (no draw gives the book's RNN or attention
+    count), from widths 16 to 128, heads 2 to 8 of width at least 4, lengths 20 to
+    300.
+    """
+    import numpy as np
+
+    if seed == 0:
+        return {"t": 100, "e": 64, "heads": 4}
+    book = abh_q1b_draw(0)
+
+    def counts(d):
+        t, e = d["t"], d["e"]
+        return 2 * t * e**2, 4 * t * e**2 + 2 * t**2 * e
+
+    rng = np.random.default_rng(seed)
+    while True:
+        e = int(rng.choice([16, 32, 48, 64, 96, 128]))
+        heads = int(rng.choice([h for h in (2, 4, 8) if e % h == 0 and e // h >= 4]))
+        t = int(rng.choice([20, 30, 40, 50, 60, 80, 120, 150, 200, 250, 300]))
+        d = {"t": t, "e": e, "heads": heads}
+        if all(a != b for a, b in zip(counts(d), counts(book), strict=True)):
+            return d
+
+
+def abh_q1b_cell(variant):
+    """The student's sizes: t tokens, width e, heads (the names of the solution)."""
+    return f"t, e, heads = {variant['t']}, {variant['e']}, {variant['heads']}\n"
+
+
+VARIANTS["abh-q1b"] = {
+    "draw": abh_q1b_draw,
+    "cell": abh_q1b_cell,
+    "names": ["t", "e", "heads"],
+    "after": "ex-abh-q1b",
+    "describe": (
+        "the sequence length t, the width e (d_h = d) and the number of heads of the "
+        "cost count"
+    ),
+}
+
+
 def abh_q1b_form(rnn_count, att_count):
     assert isinstance(rnn_count, int) and isinstance(att_count, int), "whole numbers"
     assert rnn_count > 0 and att_count > 0, "positive counts"
 
 
-def abh_q1b_counts(rnn_count, att_count):
+def abh_q1b_counts(rnn_count, att_count, variant):
     """Count the multiplications again: the RNN's per step, and attention's
     projections plus the T x T score and mixing products.
     """
 
-    t, e = 100, 64
-    assert rnn_count == t * (e * e + e * e), "RNN"
-    assert att_count == 4 * t * e**2 + 2 * t**2 * e, "attention"
+    # Each product of an (a x b) and a (b x c) matrix costs a b c, listed one by one.
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    width = e // heads
+    rnn = [(1, e, e), (1, e, e)] * t  # per step: W_ih x_t and W_hh h_{t-1}
+    att = [(t, e, e)] * 4  # projections Q, K, V and the output
+    att += [(t, width, t), (t, t, width)] * heads  # per head: Q K^T, then A V
+    assert rnn_count == sum(a * b * c for a, b, c in rnn), "RNN"
+    assert att_count == sum(a * b * c for a, b, c in att), "attention"
 
 
 def abh_q1b_wrong_rnn_without(e, t):
@@ -59,11 +110,12 @@ QUESTIONS["ex-abh-q1b"] = {
     "points": 2,
     "answer": ["rnn_count", "att_count"],
     "describe": (
-        "multiply-adds of one layer for T = 100 tokens, width d_h = d = 64, 4 "
-        "heads of width 16:\n"
+        "multiply-adds of one layer for the t tokens, width d_h = d = e and the heads "
+        "(of width e // heads) of your data cell:\n"
         "rnn_count for the tanh RNN, att_count for self-attention (projections, "
         "scores, weights times V, output)"
     ),
+    "variant": "abh-q1b",
     "public": [abh_q1b_form],
     "hidden": [abh_q1b_counts],
     "wrong": {
@@ -111,20 +163,62 @@ QUESTIONS["ex-abh-q1c"] = {
 # --- ex-abh-q1d
 
 
+def abh_q1d_draw(seed):
+    """Question ex-abh-q1d's MLP for one student: its hidden width hidden_mlp, and
+    the token width D of the chapter's example, the same for everyone. Seed 0 gives
+    the book's numbers; other seeds another hidden width, from 8 to 32.
+    """
+    import numpy as np
+
+    if seed == 0:
+        return {"hidden_mlp": 16, "D": 4}
+    rng = np.random.default_rng(seed)
+    return {"hidden_mlp": int(rng.choice([8, 10, 12, 20, 24, 32])), "D": 4}
+
+
+def abh_q1d_cell(variant):
+    """The student's MLP on vec(x): hidden_mlp, and w1, w2 of that hidden width (for
+    seed 0 the book's shapes, drawn anew: no question reads their entries). Uses the
+    chapter's T and D, defined before."""
+    h = variant["hidden_mlp"]
+    return (
+        f"hidden_mlp = {h}\n"
+        f"w1 = np.random.default_rng({h}).normal(\n"
+        "    0.0, 1 / np.sqrt(T * D), (hidden_mlp, T * D)\n"
+        ")\n"
+        f"w2 = np.random.default_rng({h + 1}).normal(\n"
+        "    0.0, 1 / np.sqrt(hidden_mlp), (T * D, hidden_mlp)\n"
+        ")\n"
+    )
+
+
+VARIANTS["abh-q1d"] = {
+    "draw": abh_q1d_draw,
+    "cell": abh_q1d_cell,
+    "names": ["hidden_mlp", "w1", "w2"],
+    "after": "ex-abh-q1d",
+    "describe": "the hidden width hidden_mlp of the MLP on vec(x) (weights w1, w2)",
+}
+
+
 def abh_q1d_callable(mlp_params):
     assert callable(mlp_params), "define mlp_params as a function of t"
     assert isinstance(mlp_params(3), int), "a whole number"
 
 
-def abh_q1d_random_lengths(mlp_params, hidden_mlp, D):
+def abh_q1d_random_lengths(mlp_params, variant):
     """mlp_params(t) is not right for every length t: how do the MLP's weights grow
     with the sequence length?
     """
 
     import numpy as np
 
+    hidden, width = variant["hidden_mlp"], variant["D"]
     for t in np.random.default_rng(5).integers(1, 500, size=20):
-        assert mlp_params(int(t)) == 2 * hidden_mlp * int(t) * D
+        flat = int(t) * width  # the length of vec(x)
+        # W1 maps vec(x) to the hidden layer, W2 back: count their entries.
+        weights = np.empty((hidden, flat)).size + np.empty((flat, hidden)).size
+        assert mlp_params(int(t)) == weights
 
 
 def abh_q1d_wrong_first_layer(D, hidden_mlp):
@@ -146,8 +240,9 @@ QUESTIONS["ex-abh-q1d"] = {
     "answer": ["mlp_params"],
     "describe": (
         "mlp_params(t): the number of weights (W1 and W2) of the MLP on vec(x) "
-        "above, for length t"
+        "above, for length t, with the hidden width hidden_mlp of your data cell"
     ),
+    "variant": "abh-q1d",
     "public": [abh_q1d_callable],
     "hidden": [abh_q1d_random_lengths],
     "wrong": {

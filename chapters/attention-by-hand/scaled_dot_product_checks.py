@@ -5,6 +5,7 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-abh-q2a1
@@ -56,6 +57,7 @@ QUESTIONS["ex-abh-q2a1"] = {
         "with independent\n"
         "standard normal entries, at least 5000 pairs per dimension)"
     ),
+    "fixed": "the student picks the dimensions and the simulation: no numbers given",
     "public": [abh_q2a1_form],
     "hidden": [abh_q2a1_variance_grows_like_dk],
     "wrong": {
@@ -173,6 +175,101 @@ QUESTIONS["ex-abh-q2d"] = {
 # --- ex-abh-q3a
 
 
+def abh_q3_draw(seed):
+    """Question 3's numbers for one student: X (3 x 4, integers) and W_Q, W_K, W_V
+    (4 x 2, integers and halves, as strings). Seed 0 gives the book's numbers.
+
+    Every draw has in each row of Q K^T a unique largest product, by at least 1/2,
+    so that each output token attends most to one input token, and another reading
+    than the book's; entries of Q, K, V at most 4 and products at most 16 in size,
+    as in the book; products not symmetric; a scaled map that reads differently by
+    columns than by rows, with at least one row not saturated (largest weight < 0.9).
+    """
+    from fractions import Fraction
+
+    import numpy as np
+
+    if seed == 0:
+        return {
+            "X": [[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]],
+            "W_Q": [["0", "1"], ["1", "0"], ["-1/2", "0"], ["1", "1"]],
+            "W_K": [["1", "-1/2"], ["0", "1"], ["1/2", "-1/2"], ["1", "1/2"]],
+            "W_V": [["1", "1/2"], ["-1/2", "0"], ["-1", "2"], ["1/2", "-1"]],
+        }
+
+    def exact(m):  # an object array of Fractions: @ multiplies exactly
+        return np.array([[Fraction(e) for e in row] for row in m], dtype=object)
+
+    def products(d):
+        x = exact(d["X"])
+        return (x @ exact(d["W_Q"])) @ (x @ exact(d["W_K"])).T
+
+    def entries(d):  # of Q, K and V
+        x = exact(d["X"])
+        return [x @ exact(d[n]) for n in ("W_Q", "W_K", "W_V")]
+
+    book_top = [int(np.argmax(row)) for row in products(abh_q3_draw(0))]
+    rng = np.random.default_rng(seed)
+    pool, p = ["-1", "-1/2", "0", "1/2", "1", "2"], [4, 3, 4, 3, 4, 2]
+    while True:
+        d = {"X": rng.integers(-2, 3, size=(3, 4)).tolist()}
+        for n in ("W_Q", "W_K", "W_V"):
+            d[n] = rng.choice(pool, size=(4, 2), p=np.divide(p, sum(p))).tolist()
+        s = products(d)
+        gaps = [row[-1] - row[-2] for row in np.sort(s, axis=1)]
+        top = [int(np.argmax(row)) for row in s]
+        z = s.astype(float) / np.sqrt(2)
+        w = np.exp(z - z.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)  # the scaled map
+        largest = w.max(axis=1).min()
+        by_columns = [int(np.argmax(col)) for col in w.T]
+        if (
+            max(np.abs(m).max() for m in entries(d)) <= 4
+            and np.abs(s).max() <= 16
+            and min(gaps) >= Fraction(1, 2)
+            and top != book_top
+            and by_columns != top
+            and np.any(s != s.T)
+            and largest < 0.9
+            and np.any(entries(d)[2] != 0)
+        ):
+            return d
+
+
+def abh_q3_cell(variant):
+    """The student's data cell of question 3: I_in (the book's X), W_Q, W_K, W_V as
+    exact sympy matrices, written as the book writes them."""
+    from fractions import Fraction
+
+    def entry(e):
+        e = Fraction(e)
+        if e.denominator == 1:
+            return str(e.numerator)
+        return f"R({e.numerator}, {e.denominator})"
+
+    def matrix(m):
+        rows = ", ".join("[" + ", ".join(entry(e) for e in row) + "]" for row in m)
+        return f"sp.Matrix([{rows}])"
+
+    return (
+        "R = sp.Rational\n"
+        f"I_in = {matrix(variant['X'])}\n"
+        f"W_Q = {matrix(variant['W_Q'])}\n"
+        f"W_K = {matrix(variant['W_K'])}\n"
+        f"W_V = {matrix(variant['W_V'])}\n"
+        "d_k = W_Q.shape[1]\n"
+    )
+
+
+VARIANTS["abh-q3"] = {
+    "draw": abh_q3_draw,
+    "cell": abh_q3_cell,
+    "names": ["R", "I_in", "W_Q", "W_K", "W_V", "d_k"],
+    "after": "ex-abh-q3a",
+    "describe": "the input X (I_in) and the weights W_Q, W_K, W_V of question 3",
+}
+
+
 def abh_q3a_shapes(Q, K, V, QKt):
     import sympy as sp
 
@@ -187,27 +284,35 @@ def abh_q3a_shapes(Q, K, V, QKt):
         )
 
 
-def abh_q3a_exact(Q, K, V, QKt):
+def abh_q3a_exact(Q, K, V, QKt, variant):
     """Q, K, V or QKt differ from the exact products: X W_Q, X W_K, X W_V and Q K^T,
     without scaling.
     """
 
+    from fractions import Fraction
+
     import sympy as sp
 
-    R = sp.Rational
-    I_in = sp.Matrix([[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]])
-    W_Q = sp.Matrix([[0, 1], [1, 0], [R(-1, 2), 0], [1, 1]])
-    W_K = sp.Matrix([[1, R(-1, 2)], [0, 1], [R(1, 2), R(-1, 2)], [1, R(1, 2)]])
-    W_V = sp.Matrix([[1, R(1, 2)], [R(-1, 2), 0], [-1, 2], [R(1, 2), -1]])
-    Q0, K0, V0 = I_in * W_Q, I_in * W_K, I_in * W_V
-    S0 = Q0 * K0.T
+    # The student's numbers multiplied entry by entry, in Fractions.
+    def mul(a, b):
+        return [
+            [sum(a[i][t] * b[t][j] for t in range(len(b))) for j in range(len(b[0]))]
+            for i in range(len(a))
+        ]
+
+    x = [[Fraction(e) for e in row] for row in variant["X"]]
+    q0, k0, v0 = (
+        mul(x, [[Fraction(e) for e in row] for row in variant[n]])
+        for n in ("W_Q", "W_K", "W_V")
+    )
+    s0 = mul(q0, [[k0[j][t] for j in range(len(k0))] for t in range(len(k0[0]))])
 
     def same(a, b):
         a = sp.Matrix(a).applyfunc(lambda e: sp.nsimplify(e, rational=True))
-        return a.shape == b.shape and a == b
+        return a.shape == (len(b), len(b[0])) and a == sp.Matrix(b)
 
-    assert same(Q, Q0) and same(K, K0) and same(V, V0), "Q, K or V"
-    assert same(QKt, S0), "the products Q K^T, exactly and unscaled"
+    assert same(Q, q0) and same(K, k0) and same(V, v0), "Q, K or V"
+    assert same(QKt, s0), "the products Q K^T, exactly and unscaled"
 
 
 def abh_q3a_wrong_scaled_scores(QKt):
@@ -229,6 +334,7 @@ QUESTIONS["ex-abh-q3a"] = {
         "Q, K, V and the unscaled products QKt = Q K^T, exactly (sympy matrices or "
         "exact fractions)"
     ),
+    "variant": "abh-q3",
     "public": [abh_q3a_shapes],
     "hidden": [abh_q3a_exact],
     "wrong": {
@@ -261,39 +367,38 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
         )
 
 
-def abh_q3b_values(a_s, out_s, a_r, out_r):
+def abh_q3b_values(a_s, out_s, a_r, out_r, variant):
     """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the row-
     wise softmax and the product with V.
     """
 
-    import sympy as sp
-
-    R = sp.Rational
-    I_in = sp.Matrix([[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]])
-    W_Q = sp.Matrix([[0, 1], [1, 0], [R(-1, 2), 0], [1, 1]])
-    W_K = sp.Matrix([[1, R(-1, 2)], [0, 1], [R(1, 2), R(-1, 2)], [1, R(1, 2)]])
-    W_V = sp.Matrix([[1, R(1, 2)], [R(-1, 2), 0], [-1, 2], [R(1, 2), -1]])
-    Q0, K0, V0 = I_in * W_Q, I_in * W_K, I_in * W_V
-    S0 = Q0 * K0.T
+    from fractions import Fraction
 
     import numpy as np
 
-    S_n = np.array(S0.evalf(30).tolist(), dtype=float)
-    V_n = np.array(V0.evalf(30).tolist(), dtype=float)
+    # Plain floats: the student's entries are integers and halves, so X W is exact.
+    x = np.array(variant["X"], dtype=float)
+    w = {
+        n: np.array([[float(Fraction(e)) for e in row] for row in variant[n]])
+        for n in ("W_Q", "W_K", "W_V")
+    }
+    q, k, v = x @ w["W_Q"], x @ w["W_K"], x @ w["W_V"]
+    products = q @ k.T
+    d_k = k.shape[1]
     # "Four decimals": each weight within 5e-5; an output from rounded weights (and
     # rounded itself) within 5e-5 (1 + sum_j |V_jk|).
-    tol_out = 5e-5 * (1 + np.abs(V_n).sum(axis=0)) + 1e-9
+    tol_out = 5e-5 * (1 + np.abs(v).sum(axis=0)) + 1e-9
     for name, a, o, scale in (
-        ("scaled", a_s, out_s, 1 / np.sqrt(2)),
+        ("scaled", a_s, out_s, 1 / np.sqrt(d_k)),
         ("raw", a_r, out_r, 1.0),
     ):
-        z = S_n * scale
-        w = np.exp(z - z.max(axis=1, keepdims=True))
-        w /= w.sum(axis=1, keepdims=True)  # row-wise softmax
+        z = products * scale
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        weights = e / e.sum(axis=1, keepdims=True)  # row-wise softmax
         np.testing.assert_allclose(
-            np.asarray(a, dtype=float), w, rtol=0, atol=5e-5 + 1e-9, err_msg=name
+            np.asarray(a, dtype=float), weights, rtol=0, atol=5e-5 + 1e-9, err_msg=name
         )
-        assert np.all(np.abs(np.asarray(o, dtype=float) - w @ V_n) <= tol_out), name
+        assert np.all(np.abs(np.asarray(o, dtype=float) - weights @ v) <= tol_out), name
 
 
 def abh_q3b_wrong_column_wise(QKt, Vn, to_float):
@@ -324,6 +429,7 @@ QUESTIONS["ex-abh-q3b"] = {
         "a_s, out_s: attention map and output with the 1/sqrt(d_k) scaling;\n"
         "a_r, out_r: the same without it (arrays, at least four decimals)"
     ),
+    "variant": "abh-q3",
     "public": [abh_q3b_shapes],
     "hidden": [abh_q3b_values],
     "wrong": {
@@ -360,12 +466,27 @@ def abh_q3d_form(attends_to):
     assert all(int(j) in (1, 2, 3) for j in attends_to), "tokens are numbered 1, 2, 3"
 
 
-def abh_q3d_reading(attends_to):
+def abh_q3d_reading(attends_to, variant):
     """Read the map by rows: each output row's largest weight names the input it
     attends to.
     """
 
-    assert [int(j) for j in attends_to] == [3, 3, 1]
+    from fractions import Fraction
+
+    import sympy as sp
+
+    # The softmax keeps the order within a row: the largest exact product wins.
+    x = sp.Matrix(variant["X"])
+    w_q, w_k = (
+        sp.Matrix([[Fraction(e) for e in row] for row in variant[n]])
+        for n in ("W_Q", "W_K")
+    )
+    products = (x * w_q) * (x * w_k).T
+    expected = [
+        1 + max(range(products.cols), key=lambda j, i=i: products[i, j])
+        for i in range(products.rows)
+    ]
+    assert [int(j) for j in attends_to] == expected
 
 
 def abh_q3d_wrong_0_based(a_s):
@@ -385,6 +506,7 @@ QUESTIONS["ex-abh-q3d"] = {
         "attends_to: for outputs 1, 2, 3, the input token (numbered 1 to 3) each "
         "attends to most"
     ),
+    "variant": "abh-q3",
     "public": [abh_q3d_form],
     "hidden": [abh_q3d_reading],
     "wrong": {

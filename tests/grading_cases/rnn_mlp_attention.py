@@ -1,57 +1,89 @@
 """Answers to rnn-mlp-attention.ipynb's checked questions by other routes
-(tests/test_grading_cases.py). The notebook's names the checks or the typical mistakes
-read (D, hidden_mlp, w1, w2, e, t) come with each submission."""
+(tests/test_grading_cases.py). Each alternative takes the student's draw (`variant`)
+and returns, with its answer, the notebook's names the typical mistakes read (e, t for
+ex-abh-q1b; D, hidden_mlp, w1, w2 for ex-abh-q1d), set from that draw."""
 
-NOTEBOOK = {"e": 64, "t": 100, "D": 4, "hidden_mlp": 16}
 
-
-def counts_by_terms():
+def counts_by_terms(variant):
     """Per token: RNN W_ih x and W_hh h; attention Q, K, V, O projections, then
-    T x T scores and T x T mixing, per head summed over 4 heads of width 16."""
-    t, e, heads = 100, 64, 4
+    T x T scores and T x T mixing, per head summed over the heads."""
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
     width = e // heads
     rnn = t * e * e + t * e * e
     attention = 4 * t * e * e + heads * (t * t * width) * 2
-    return {**NOTEBOOK, "rnn_count": int(rnn), "att_count": int(attention)}
+    return {"t": t, "e": e, "rnn_count": int(rnn), "att_count": int(attention)}
 
 
-def counts_by_shapes():
-    """Multiply-adds of each matrix product as m * n * p of its shapes."""
+def counts_by_running(variant):
+    """Multiply-adds tallied while the layers run on zeros of the right shapes."""
     import numpy as np
 
-    t, e = 100, 64
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    width = e // heads
+    tally = [0]
 
-    def cost(a, b):
-        return a[0] * a[1] * b[1]
+    def matmul(a, b):
+        tally[0] += a.shape[0] * a.shape[1] * b.shape[1]
+        return a @ b
 
-    rnn = t * (cost((1, e), (e, e)) + cost((1, e), (e, e)))
-    att = 4 * cost((t, e), (e, e)) + 4 * (
-        cost((t, 16), (16, t)) + cost((t, t), (t, 16))
-    )
-    return {**NOTEBOOK, "rnn_count": int(np.int64(rnn)), "att_count": int(att)}
+    w = np.zeros((e, e))
+    h = np.zeros((1, e))
+    for x_t in np.zeros((t, 1, e)):
+        h = np.tanh(matmul(x_t, w) + matmul(h, w))
+    rnn, tally[0] = tally[0], 0
+    x = np.zeros((t, e))
+    q, k, v = (matmul(x, w) for _ in range(3))
+    heads_out = [
+        matmul(matmul(q[:, c], k[:, c].T), v[:, c])
+        for c in (slice(i * width, (i + 1) * width) for i in range(heads))
+    ]
+    matmul(np.concatenate(heads_out, axis=1), w)
+    return {"t": t, "e": e, "rnn_count": int(np.int64(rnn)), "att_count": tally[0]}
 
 
-def weights_from_shapes():
+def _mlp_names(variant):
+    """The notebook's MLP for the draw: D, hidden_mlp and weights of those shapes."""
+    import numpy as np
+
+    hidden, d = variant["hidden_mlp"], variant["D"]
+    rng = np.random.default_rng(0)
+    # the chapter's T = 6 tokens: the mistake "independent of T" counts these
+    w1, w2 = rng.normal(size=(hidden, 6 * d)), rng.normal(size=(6 * d, hidden))
+    return {"D": d, "hidden_mlp": hidden, "w1": w1, "w2": w2}
+
+
+def weights_from_shapes(variant):
     """W1: hidden x (t D), W2: (t D) x hidden, counted from arrays of those shapes."""
     import numpy as np
 
+    hidden, d = variant["hidden_mlp"], variant["D"]
+
     def mlp_params(t):
-        w1 = np.zeros((16, t * 4))
+        w1 = np.zeros((hidden, t * d))
         return int(w1.size + w1.T.size)
 
-    rng = np.random.default_rng(0)
-    w1, w2 = rng.normal(size=(16, 24)), rng.normal(size=(24, 16))
-    return {**NOTEBOOK, "mlp_params": mlp_params, "w1": w1, "w2": w2}
+    return {**_mlp_names(variant), "mlp_params": mlp_params}
 
 
-def weights_by_formula():
+def weights_by_formula(variant):
+    hidden, d = variant["hidden_mlp"], variant["D"]
+
     def mlp_params(t):
-        return 2 * 16 * 4 * t
+        return 2 * hidden * d * t
 
-    return {**NOTEBOOK, "mlp_params": mlp_params}
+    return {**_mlp_names(variant), "mlp_params": mlp_params}
 
+
+def heads_of_full_width(variant=None):
+    """Every head's scores and mixing counted at the full width e, not e // heads."""
+    variant = variant or {"t": 100, "e": 64, "heads": 4}  # the book's, seed 0
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    return {"att_count": 4 * t * e * e + heads * 2 * t * t * e}
+
+
+MISTAKES = {"ex-abh-q1b": [heads_of_full_width]}
 
 ALTERNATIVES = {
-    "ex-abh-q1b": [counts_by_terms, counts_by_shapes],
+    "ex-abh-q1b": [counts_by_terms, counts_by_running],
     "ex-abh-q1d": [weights_from_shapes, weights_by_formula],
 }

@@ -2,11 +2,23 @@
 chapter's (tests/test_grading_cases.py). Each function returns one submission's names;
 the checks file's typical mistakes are applied to the first of each question's list."""
 
-# The sheet's input and weights (question 3), as plain lists: halves are exact floats.
-X = [[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]]
-W_Q = [[0, 1], [1, 0], [-0.5, 0], [1, 1]]
-W_K = [[1, -0.5], [0, 1], [0.5, -0.5], [1, 0.5]]
-W_V = [[1, 0.5], [-0.5, 0], [-1, 2], [0.5, -1]]
+# Question 3's alternatives take the student's draw (`variant`: X, W_Q, W_K, W_V, with
+# the weights as strings "1/2", ...) and compute from it by routes other than the
+# chapter's sympy products.
+
+
+def _float_matrices(variant):
+    """X and the weights as float arrays: integers and halves are exact floats."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    def to_array(m):
+        return np.array([[float(Fraction(str(e))) for e in r] for r in m])
+
+    return to_array(variant["X"]), *(
+        to_array(variant[n]) for n in ("W_Q", "W_K", "W_V")
+    )
 
 
 def variance_by_simulation_float32():
@@ -31,22 +43,20 @@ def variance_exact():
     return {"dims": dims, "score_var": [float(d) for d in dims]}
 
 
-def _floats():
-    import numpy as np
-
-    x = np.array(X, dtype=float)
-    return x @ np.array(W_Q), x @ np.array(W_K), x @ np.array(W_V)
+def _floats(variant):
+    x, w_q, w_k, w_v = _float_matrices(variant)
+    return x @ w_q, x @ w_k, x @ w_v
 
 
-def products_as_sympy_from_floats():
+def products_as_sympy_from_floats(variant):
     """Floating-point products, made exact by nsimplify (halves are exact)."""
     import sympy as sp
 
-    q, k, v = (sp.Matrix(m.tolist()).applyfunc(sp.nsimplify) for m in _floats())
+    q, k, v = (sp.Matrix(m.tolist()).applyfunc(sp.nsimplify) for m in _floats(variant))
     return {"Q": q, "K": k, "V": v, "QKt": q * k.T}
 
 
-def products_as_fractions_by_hand():
+def products_as_fractions_by_hand(variant):
     """Nested lists of Fractions, every sum written out."""
     from fractions import Fraction as F
 
@@ -57,16 +67,17 @@ def products_as_fractions_by_hand():
             for i in range(len(a))
         ]  # fmt: skip
 
-    q, k, v = mul(X, W_Q), mul(X, W_K), mul(X, W_V)
+    x = variant["X"]
+    q, k, v = (mul(x, variant[n]) for n in ("W_Q", "W_K", "W_V"))
     kt = [list(col) for col in zip(*k, strict=True)]
     return {"Q": q, "K": k, "V": v, "QKt": mul(q, kt)}
 
 
-def _context():
+def _context(variant):
     """The names the checks file's typical mistakes read (QKt exact, Vn, to_float)."""
     import numpy as np
 
-    found = products_as_sympy_from_floats()
+    found = products_as_sympy_from_floats(variant)
     return {
         "QKt": found["QKt"],
         "Vn": np.array(found["V"].tolist(), dtype=float),
@@ -74,26 +85,26 @@ def _context():
     }
 
 
-def maps_to_four_decimals_by_hand():
+def maps_to_four_decimals_by_hand(variant):
     """The weights rounded to four decimals first, then multiplied, then rounded."""
     import numpy as np
 
-    q, k, v = _floats()
-    found = _context()
-    for tag, scale in (("s", 1 / np.sqrt(2)), ("r", 1.0)):
+    q, k, v = _floats(variant)
+    found = _context(variant)
+    for tag, scale in (("s", 1 / np.sqrt(k.shape[1])), ("r", 1.0)):
         e = np.exp(q @ k.T * scale)
         a = np.round(e / e.sum(axis=1, keepdims=True), 4)
         found[f"a_{tag}"], found[f"out_{tag}"] = a, np.round(a @ v, 4)
     return found
 
 
-def maps_exact_with_sympy():
+def maps_exact_with_sympy(variant):
     """Exact weights exp(s)/sum exp, evaluated to 20 digits, as lists of floats."""
     import sympy as sp
 
     found = {}
-    qkt = products_as_sympy_from_floats()["QKt"]
-    v = products_as_sympy_from_floats()["V"]
+    exact = products_as_fractions_by_hand(variant)
+    qkt, v = sp.Matrix(exact["QKt"]), sp.Matrix(exact["V"])
     for tag, scale in (("s", 1 / sp.sqrt(2)), ("r", sp.Integer(1))):
         e = (qkt * scale).applyfunc(sp.exp)
         a = sp.Matrix([[e[i, j] / sum(e[i, :]) for j in range(3)] for i in range(3)])
@@ -102,21 +113,45 @@ def maps_exact_with_sympy():
     return found
 
 
-def reading_the_scaled_map():
+def reading_the_scaled_map(variant):
     """Each row's largest weight, 1-based."""
-    found = maps_to_four_decimals_by_hand()
+    found = maps_to_four_decimals_by_hand(variant)
     found["attends_to"] = [int(j) + 1 for j in found["a_s"].argmax(axis=1)]
     return found
 
 
-def reading_the_raw_map():
+def reading_the_raw_map(variant):
     """The unscaled map has the same order within each row: a tuple of NumPy ints."""
     import numpy as np
 
-    found = maps_to_four_decimals_by_hand()
-    found["attends_to"] = tuple(np.argmax(found["a_r"], axis=1) + 1)
+    found = maps_exact_with_sympy(variant)
+    found["attends_to"] = tuple(np.argmax(np.array(found["a_r"]), axis=1) + 1)
     return found
 
+
+# The book's draw (seed 0), for a harness that calls a mistake without a variant.
+BOOK = {
+    "X": [[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]],
+    "W_Q": [["0", "1"], ["1", "0"], ["-1/2", "0"], ["1", "1"]],
+    "W_K": [["1", "-1/2"], ["0", "1"], ["1/2", "-1/2"], ["1", "1/2"]],
+    "W_V": [["1", "1/2"], ["-1/2", "0"], ["-1", "2"], ["1/2", "-1"]],
+}
+
+
+def scaled_by_1_over_d_k(variant=None):
+    """The scores divided by d_k instead of sqrt(d_k); the raw map right."""
+    import numpy as np
+
+    q, k, v = _floats(variant or BOOK)
+    found = {}
+    for tag, scale in (("s", 1 / k.shape[1]), ("r", 1.0)):
+        e = np.exp(q @ k.T * scale)
+        found[f"a_{tag}"] = e / e.sum(axis=1, keepdims=True)
+        found[f"out_{tag}"] = found[f"a_{tag}"] @ v
+    return found
+
+
+MISTAKES = {"ex-abh-q3b": [scaled_by_1_over_d_k]}
 
 ALTERNATIVES = {
     "ex-abh-q2a1": [variance_by_simulation_float32, variance_exact],
