@@ -193,14 +193,16 @@ QUESTIONS["ex-bounds-copy"] = {
     },
     "rubric": [
         (
-            "||k_1 - k_i||^2 = 2 - 2<k_1, k_i> gives <k_1, k_i> <= 1/2, so q = beta "
-            "k_1 has score gaps >= beta/2 and alpha_1 >= 1/(1 + (n-1) e^{-beta/2}) "
-            ">= 1/(1+eps) at beta = 2 ln(n/eps) (1)"
+            "||k_1 - k_i||^2 = 2 - 2<k_1, k_i> gives <k_1, k_i> <= 1 - delta^2/2 "
+            "(delta = copy_distance; the bound is 1/2 in the book), so q = beta k_1 "
+            "has score gaps >= beta delta^2/2 and alpha_1 >= 1/(1 + (n-1) "
+            "e^{-beta delta^2/2}) >= 1/(1+eps) at beta = (2/delta^2) ln(n/eps) (1)"
         ),
         (
-            "Worst case: keys at distance exactly 1 with the w_i summing to zero and "
-            "the AM-GM inequality show that no query shorter than 2 ln((n-1)/eps) "
-            "works (n >= 3); ln(1/eps) for n = 2 by Cauchy-Schwarz (1)"
+            "Worst case: keys at distance exactly delta with the w_i summing to zero "
+            "and the AM-GM inequality show that no query shorter than (2/delta^2) "
+            "ln((n-1)/eps) works (n >= 3); ln(1/eps)/delta for n = 2 by "
+            "Cauchy-Schwarz (1)"
         ),
     ],
 }
@@ -362,15 +364,15 @@ QUESTIONS["ex-bounds-average"] = {
     },
     "rubric": [
         (
-            "q = beta (k_1 + k_2) gives alpha_1 = alpha_2 = 1/(2 + (n-2) e^{-beta}), "
-            "and beta = ln(n/eps) gives at least 1/(2+eps) within the allowed length "
-            "(1)"
+            "q = beta (k_1 + ... + k_m) (m = n_averaged, 2 in the book) gives "
+            "alpha_1 = ... = alpha_m = 1/(m + (n-m) e^{-beta}), and beta = ln(n/eps) "
+            "gives at least 1/(m+eps) within the allowed length (1)"
         ),
         (
             "Shortest query: the feasible set is convex and invariant under the "
-            "symmetries of the keys, so q = a(k_1 + k_2) - b sum_{i>=3} k_i; "
-            "Cauchy-Schwarz on a + b >= ln((n-2)/eps) gives L* = sqrt(2(n-2)/n) "
-            "ln((n-2)/eps) (1)"
+            "symmetries of the keys, so q = a(k_1 + ... + k_m) - b sum_{i>m} k_i; "
+            "Cauchy-Schwarz on a + b >= ln((n-m)/eps) gives L* = sqrt(m(n-m)/n) "
+            "ln((n-m)/eps) (1)"
         ),
     ],
 }
@@ -459,7 +461,8 @@ QUESTIONS["ex-bounds-noisy"] = {
         ),
         (
             "Not close to (v_1 + v_2)/2 for large n/eps: gamma = 3/2 copies v_1, "
-            "gamma = 1/2 mostly v_2 (alpha_2 -> 1/(1+eps)); for small n/eps neither "
+            "gamma = 1/2 mostly v_2 (alpha_2 -> 1/(1+eps); shared by v_2, ..., v_m "
+            "when m = n_averaged > 2); for small n/eps neither "
             "dominates; a failure of this query, not of one head (1)"
         ),
     ],
@@ -623,7 +626,8 @@ QUESTIONS["ex-bounds-heads"] = {
     "rubric": [
         (
             "Head 1's weight is 1/(1 + (n-1) e^{-gamma beta}), at least 1/(1+eps) "
-            "iff beta >= ln((n-1)/eps)/gamma; gamma = 1/2 is the worst case (1)"
+            "iff beta >= ln((n-1)/eps)/gamma; the smaller gamma of noisy_scales (1/2 "
+            "in the book) is the worst case (1)"
         ),
         (
             "Output: ||c^(h) - v_h|| <= (1 - alpha) max ||v_i - v_j|| for each head, "
