@@ -20,7 +20,7 @@ def bounds_copy_draw(seed):
         return {"distance_squared": [1, 1]}
     rng = np.random.default_rng([seed, 1])
     # below 4 (unit keys are at most 2 apart); 2 (delta^2)^-1 stays a small fraction
-    choices = [[1, 4], [1, 2], [3, 2], [2, 1], [9, 4], [3, 1]]
+    choices = [[1, 4], [1, 3], [1, 2], [3, 2], [9, 4], [3, 1]]
     return {"distance_squared": choices[int(rng.integers(len(choices)))]}
 
 
