@@ -19,7 +19,7 @@ def bounds_copy_draw(seed):
     if seed == 0:
         return {"distance_squared": [1, 1]}
     rng = np.random.default_rng([seed, 1])
-    # below 4 (unit keys are at most 2 apart); 2 (delta^2)^-1 stays a small fraction
+    # below 4 (unit keys are at most 2 apart), so that 2 / delta^2 is a simple fraction
     choices = [[1, 4], [1, 3], [1, 2], [3, 2], [9, 4], [3, 1]]
     return {"distance_squared": choices[int(rng.integers(len(choices)))]}
 
