@@ -5,6 +5,7 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-posenc-equivariance
@@ -27,15 +28,26 @@ def posenc_equivariance_gap(gap):
 
     import numpy as np
 
-    from attnsig import attention
-
     rng = np.random.default_rng(41)
+
+    def attention_layer(e, causal):
+        """A one-head softmax attention sublayer on (n, e) inputs, in plain NumPy."""
+        w_q, w_k, w_v = rng.standard_normal((3, e, e)) / np.sqrt(e)
+
+        def f(x):
+            s = (x @ w_q) @ (x @ w_k).T / np.sqrt(e)
+            if causal:
+                s = np.where(np.tri(len(x), dtype=bool), s, -np.inf)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            return (w / w.sum(axis=1, keepdims=True)) @ (x @ w_v)
+
+        return f
+
     for n, e in [(4, 6), (6, 8)]:
-        layer = attention.MultiHeadAttention(e, 2, rng=np.random.default_rng(n))
         x = rng.standard_normal((n, e))
         maps = [
-            lambda x, layer=layer: layer(x)[0],
-            lambda x, layer=layer: layer(x, causal=True)[0],
+            attention_layer(e, causal=False),
+            attention_layer(e, causal=True),
             lambda x: np.cumsum(x, axis=0),
             lambda x: np.tanh(x) + 1.0,
         ]
@@ -59,14 +71,24 @@ def posenc_equivariance_causal_rows(causal_rows):
 
     import numpy as np
 
+    rng = np.random.default_rng(43)
+    e = 3
+    w_q, w_k, w_v = rng.standard_normal((3, e, e)) / e  # scores of order 1: every
+    # earlier token keeps a weight far above round-off
+
+    def causal_layer(x):
+        s = (x @ w_q) @ (x @ w_k).T
+        s = np.where(np.tri(len(x), dtype=bool), s, -np.inf)
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        return (w / w.sum(axis=1, keepdims=True)) @ (x @ w_v)
+
     for n in range(1, 6):
+        x = rng.standard_normal((n, e))  # a generic input: equal rows only where forced
         for perm in itertools.permutations(range(n)):
-            expected = [
-                i
-                for i in range(n)
-                if perm[i] == i and set(perm[: i + 1]) == set(range(i + 1))
-            ]
-            got = sorted(int(i) for i in causal_rows(np.array(perm)))
+            perm = np.array(perm)
+            diff = np.abs(causal_layer(x[perm]) - causal_layer(x)[perm]).max(axis=1)
+            expected = [i for i in range(n) if diff[i] < 1e-9]
+            got = sorted(int(i) for i in causal_rows(perm.copy()))
             assert got == expected, perm
 
 
@@ -123,6 +145,7 @@ QUESTIONS["ex-posenc-equivariance"] = {
         "almost every X"
     ),
     "public": [posenc_equivariance_form],
+    "fixed": "the answers are functions of any map, input and permutation",
     "hidden": [posenc_equivariance_gap, posenc_equivariance_causal_rows],
     "wrong": {
         "fixed points only": posenc_equivariance_wrong_fixed_points,
@@ -151,6 +174,31 @@ QUESTIONS["ex-posenc-equivariance"] = {
 # --- ex-posenc-distinct
 
 
+def posenc_distinct_draw(seed):
+    """The base B of the sinusoidal schedule. Seed 0 gives the book's 10000."""
+    import numpy as np
+
+    if seed == 0:
+        return {"code_base": 10000.0}
+    rng = np.random.default_rng([seed, 1])
+    bases = [100.0, 500.0, 1000.0, 2000.0, 5000.0, 100000.0]
+    return {"code_base": bases[int(rng.integers(len(bases)))]}
+
+
+def posenc_distinct_cell(variant):
+    """Defines code_base: the base B of the codes' frequencies."""
+    return f"code_base = {variant['code_base']!r}  # omega_r = code_base**(-2r/d)\n"
+
+
+VARIANTS["posenc-distinct"] = {
+    "draw": posenc_distinct_draw,
+    "cell": posenc_distinct_cell,
+    "names": ["code_base"],
+    "after": "ex-posenc-distinct",
+    "describe": "the base B of the sinusoidal codes (10000 in the book)",
+}
+
+
 def posenc_distinct_form(nearest_pair):
     import numpy as np
 
@@ -159,24 +207,29 @@ def posenc_distinct_form(nearest_pair):
     assert np.ndim(value) == 0 and value > 0, "one positive number"
 
 
-def posenc_distinct_nearest(nearest_pair):
-    """The nearest pair of encodings is not the right one: compare the distances of
+def posenc_distinct_nearest(nearest_pair, variant):
+    """The nearest pair of codes is not the right one: compare the distances of
     all pairs of positions.
     """
 
     import numpy as np
 
+    base = float(variant["code_base"])
     for d in (2, 4, 8):
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)  # frequencies
+        angles = np.outer(np.arange(1000), base ** (-np.arange(0, d, 2) / d))
+        codes = np.hstack([np.sin(angles), np.cos(angles)])  # (1000, d), any order
+        # nearest[q]: the nearest pair among positions 0, ..., q (all pairs)
+        nearest = np.minimum.accumulate(
+            [np.inf]
+            + [
+                np.linalg.norm(codes[:q] - codes[q], axis=1).min()
+                for q in range(1, 1000)
+            ]
+        )
         for N in (2, 3, 10, 100, 709, 710, 711, 1000):
-            m = np.arange(1, N)  # offsets
-            dist = np.sqrt((4 * np.sin(np.outer(m, w) / 2) ** 2).sum(axis=1))
-            np.testing.assert_allclose(
-                float(nearest_pair(N, d)),
-                dist.min(),
-                rtol=1e-6,
-                err_msg=f"N={N}, d={d}",
-            )
+            ref = nearest[N - 1]
+            got = float(nearest_pair(N, d))
+            assert abs(got - ref) <= 1e-6 * ref, f"N={N}, d={d}"
 
 
 def posenc_distinct_wrong_neighbours_only():
@@ -221,9 +274,10 @@ QUESTIONS["ex-posenc-distinct"] = {
     "describe": (
         "nearest_pair(N, d): the smallest distance ||Phi_p - Phi_p'|| between "
         "the codes of two different\n"
-        "positions among 0, ..., N - 1 (N >= 2), for the standard schedule (base "
-        "10000, d even)"
+        "positions among 0, ..., N - 1 (N >= 2), for the schedule of base B = "
+        "code_base (d even)"
     ),
+    "variant": "posenc-distinct",
     "public": [posenc_distinct_form],
     "hidden": [posenc_distinct_nearest],
     "wrong": {

@@ -94,6 +94,7 @@ QUESTIONS["ex-svd-kth"] = {
         "d)"
     ),
     "public": [svd_kth_form],
+    "fixed": "the student builds the matrix for any n, d and k; no numbers are given",
     "hidden": [svd_kth_equality],
     "wrong": {
         "full rank (the identity)": svd_kth_wrong_full_rank,
@@ -150,9 +151,18 @@ def svd_lowrank_rank_and_error(rank_exact):
 
 
 def svd_lowrank_always(always_exact):
-    """Reconsider whether the bound is attained for every matrix."""
+    """Reconsider whether a B of rank exactly k - 1 exists for every matrix."""
 
-    assert always_exact is False
+    import numpy as np
+
+    # One counterexample answers "for every A and k?". Try the zero matrix with
+    # k = 2: its bound ||A||_F / sqrt(k) is 0, so B = A is the only candidate.
+    a, k = np.zeros((3, 2)), 2
+    candidate = a.copy()
+    assert np.linalg.norm(a - candidate, 2) <= np.linalg.norm(a) / np.sqrt(k)
+    counterexample = np.linalg.matrix_rank(candidate) != k - 1
+    assert always_exact in (True, False), "True or False"
+    assert bool(always_exact) != counterexample, "reconsider every A and every k"
 
 
 def svd_lowrank_wrong_always_possible():
@@ -190,6 +200,7 @@ QUESTIONS["ex-svd-lowrank"] = {
         "every A and k?"
     ),
     "public": [svd_lowrank_form],
+    "fixed": "B is built for any A and k the check gives; no numbers are given",
     "hidden": [svd_lowrank_rank_and_error, svd_lowrank_always],
     "wrong": {
         "always possible": svd_lowrank_wrong_always_possible,
