@@ -585,8 +585,9 @@ QUESTIONS["ex-onehead-noisy-key"] = {
     "rubric": [
         (
             "Written part: the distribution of c shown (a histogram or equivalent): "
-            "bimodal, at v_a or at v_b in about half the draws each, almost never "
-            "near the average, although the mean of c is the average (1)"
+            "bimodal, at v_a or at v_b in equal shares (each tending to half the "
+            "draws as the scale grows), rarely near the average, although the mean "
+            "of c is the average (1)"
         ),
         (
             "Written part: the explanation: the head compares k_a with k_b, and the "
@@ -731,8 +732,9 @@ QUESTIONS["ex-onehead-two-heads-noisy"] = {
     "rubric": [
         (
             "Written part: a simulation of c with one copying head per value: near "
-            "the average in about Phi(sqrt 2) = 92 % of the draws; with the sheet's "
-            "two equal heads c is the single head's output draw by draw (1)"
+            "the average in about Phi(1/sigma) of the draws (Phi(sqrt 2) = 92 % for "
+            "the book's sigma^2 = 1/2); with the sheet's two equal heads c is the "
+            "single head's output draw by draw (1)"
         ),
         (
             "Written part: the mechanism: head 2 does not see gamma (mu_b^T k_a = 0) "
