@@ -441,10 +441,11 @@ def onehead_noisy_length_draw(seed):
     Seed 0 gives the book's sigma^2 = 1/2 and scores 50 for keys a and b.
 
     Other seeds take sigma^2 among 1/4, 1/3, 2/3, 3/4 (never 1, where sigma^2 used
-    as the standard deviation would give the right probabilities) and a scale of 10,
-    15 or 20, at which the fractions of the single head differ from the book's by
-    more than the check's tolerance; nu = 1e-4, 4000 key sets and the radius 0.1
-    stay the book's.
+    as the standard deviation would give the right probabilities) and a scale of 12,
+    15 or 20: large enough for the chapter's bounds at nu = 1e-4 (beta >=
+    Delta_n(0.1/sqrt 2) + 2r with r = 3), small enough that the fractions of the
+    single head differ from the book's by more than the check's tolerance. nu =
+    1e-4, 4000 key sets and the radius 0.1 stay the book's.
     """
     import numpy as np
 
@@ -457,7 +458,7 @@ def onehead_noisy_length_draw(seed):
     pairs = [
         (spread, beta)
         for spread in ("1/4", "1/3", "2/3", "3/4")
-        for beta in (10, 15, 20)
+        for beta in (12, 15, 20)
         # near the book's fractions: sigma^2 >= 2/3 at scale 20
         if not (beta == 20 and spread in ("2/3", "3/4"))
     ]
