@@ -5,6 +5,7 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-onehead-copy
@@ -70,6 +71,9 @@ def onehead_copy_wrong_the_number():
 QUESTIONS["ex-onehead-copy"] = {
     "points": 3,
     "answer": ["smallest_gap"],
+    "fixed": (
+        "the answer is a function of any n_keys and eps; the statement gives no numbers"
+    ),
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
         "keys and\n"
@@ -163,6 +167,10 @@ def onehead_projection_wrong_the_sheet():
 QUESTIONS["ex-onehead-projection"] = {
     "points": 3,
     "answer": ["keep_a", "is_unique"],
+    "fixed": (
+        "the answers are functions of any A, B and sizes d, m, p; the statement gives "
+        "no numbers"
+    ),
     "describe": (
         "keep_a(A, B): your matrix M (shape (d, d)), given A (d, m) and B (d, p) "
         "whose\n"
@@ -192,6 +200,69 @@ QUESTIONS["ex-onehead-projection"] = {
 }
 
 
+# --- The test bed of the averaging questions
+
+
+def onehead_bed_draw(seed):
+    """The test bed and the tolerance eps of the averaging questions for one student.
+    Seed 0 gives the book's: the bed of the set-up cell and eps = 1e-3.
+
+    Other seeds draw another seed of the same construction (orthonormal means in
+    R^8 and orthonormal values by QR of normal matrices, so that every theorem the
+    questions cite holds as in the book) and another tolerance; n = 6, d = 8 and
+    a, b = 0, 1 stay the book's.
+    """
+    import numpy as np
+
+    common = {"n": 6, "d": 8, "a": 0, "b": 1, "nu_small": 1e-6}
+    if seed == 0:
+        return {"bed_seed": 20240501, "eps": 0.001, **common}
+    rng = np.random.default_rng(seed)
+    bed_seed = int(rng.integers(1, 2**31 - 1))  # the book's 20240501 is 1 in 2e9
+    eps = [0.01, 0.005, 0.002, 0.0005][int(rng.integers(4))]
+    return {"bed_seed": bed_seed, "eps": eps, **common}
+
+
+def onehead_bed_cell(variant):
+    """Python source of the data cell of the averaging questions: the set-up cell's
+    test bed drawn from the student's seed, and the tolerance eps."""
+    return (
+        "# your test bed (replaces the set-up cell's) and your tolerance eps\n"
+        f"bed_rng = np.random.default_rng({variant['bed_seed']})\n"
+        f"n, d = {variant['n']}, {variant['d']}\n"
+        "means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T  # (n, d): rows mu_i\n"
+        "values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]  # (n, n): rows v_i\n"
+        f"a, b = {variant['a']}, {variant['b']}\n"
+        "v_a, v_b = values[a], values[b]\n"
+        "v_avg = (v_a + v_b) / 2\n"
+        f"eps = {variant['eps']!r}\n"
+    )
+
+
+VARIANTS["onehead-bed"] = {
+    "draw": onehead_bed_draw,
+    "cell": onehead_bed_cell,
+    "names": [
+        "bed_rng",
+        "n",
+        "d",
+        "means",
+        "values",
+        "a",
+        "b",
+        "v_a",
+        "v_b",
+        "v_avg",
+        "eps",
+    ],
+    "after": "ex-onehead-average",
+    "describe": (
+        "the test bed (means mu_i and values v_i, from a seed of the set-up cell's "
+        "construction) and the tolerance eps of the averaging questions"
+    ),
+}
+
+
 # --- ex-onehead-average
 
 
@@ -204,15 +275,20 @@ def onehead_average_shape(q_eps, means):
     assert np.all(np.isfinite(q)), "finite entries"
 
 
-def onehead_average_weights(q_eps, means, a, b):
+def onehead_average_weights(q_eps, variant):
     """The two keys do not each get (1 - eps)/2 of the weight, with eps left for the
-    others.
+    others (your test bed and your eps).
     """
 
     import numpy as np
 
-    eps = 1e-3
-    s = means @ np.asarray(q_eps, dtype=float)
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d, a, b = variant["n"], variant["d"], variant["a"], variant["b"]
+    means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T
+    eps = variant["eps"]
+    q = np.asarray(q_eps, dtype=float)
+    assert q.shape == (d,), "q_eps: shape (d,)"
+    s = means @ q
     w = np.exp(s - s.max())
     w /= w.sum()
     np.testing.assert_allclose([w[a], w[b]], (1 - eps) / 2, rtol=1e-9, atol=0)
@@ -243,11 +319,12 @@ def onehead_average_wrong_the_copy(a, b, eps, means, n):
 QUESTIONS["ex-onehead-average"] = {
     "points": 3,
     "answer": ["q_eps"],
+    "variant": "onehead-bed",
     "describe": (
-        "q_eps: on the test bed (keys `means`, values `values`, a = 0, b = 1), "
-        "your averaging\n"
-        "query at the scale that leaves a weight of exactly eps = 1e-3 outside "
-        "the pair\n"
+        "q_eps: on your test bed (keys `means`, values `values`, a and b of your "
+        "data cell), your\n"
+        "averaging query at the scale that leaves a weight of exactly your eps "
+        "outside the pair\n"
         "(shape (d,))"
     ),
     "public": [onehead_average_shape],
@@ -282,17 +359,21 @@ def onehead_small_noise_shape(q_win, means):
     assert q.shape == (means.shape[1],) and np.all(np.isfinite(q)), "shape (d,)"
 
 
-def onehead_small_noise_averages(q_win, means, values, a, b):
+def onehead_small_noise_averages(q_win, variant):
     """With small noise the output is not near the average of the two values often
     enough.
     """
 
     import numpy as np
 
-    nu, num = 1e-6, 2000
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d, a, b = variant["n"], variant["d"], variant["a"], variant["b"]
+    means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T
+    values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
+    nu, num = variant["nu_small"], 2000
+    assert np.shape(q_win) == (d,), "q_win: shape (d,)"
 
     rng = np.random.default_rng(33)
-    n, d = means.shape
     keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
     scores = keys @ np.asarray(q_win, dtype=float)
     w = np.exp(scores - scores.max(axis=-1, keepdims=True))
@@ -322,9 +403,10 @@ def onehead_small_noise_wrong_scale_too(a, b, means):
 QUESTIONS["ex-onehead-small-noise"] = {
     "points": 2,
     "answer": ["q_win"],
+    "variant": "onehead-bed",
     "describe": (
-        "q_win: on the test bed (a = 0, b = 1), a query (shape (d,)) whose "
-        "output is within\n"
+        "q_win: on your test bed (a and b of your data cell), a query (shape "
+        "(d,)) whose output is within\n"
         "0.05 of (v_a + v_b)/2 in at least 99 % of the key sets when every "
         "Sigma_i = 1e-6 I"
     ),
@@ -350,6 +432,66 @@ QUESTIONS["ex-onehead-small-noise"] = {
 }
 
 
+# --- The noisy length of key a
+
+
+def onehead_noisy_length_draw(seed):
+    """The spread sigma^2 of key a's length and the scale of the single head for one
+    student, with the test bed of the averaging questions (same seed, same bed).
+    Seed 0 gives the book's sigma^2 = 1/2 and scores 50 for keys a and b.
+
+    Other seeds take sigma^2 among 1/4, 1/3, 2/3, 3/4 (never 1, where sigma^2 used
+    as the standard deviation would give the right probabilities) and a scale of 12,
+    15 or 20: large enough for the chapter's bounds at nu = 1e-4 (beta >=
+    Delta_n(0.1/sqrt 2) + 2r with r = 3), small enough that the fractions of the
+    single head differ from the book's by more than the check's tolerance. nu =
+    1e-4, 4000 key sets and the radius 0.1 stay the book's.
+    """
+    import numpy as np
+
+    common = {"n": 6, "d": 8, "a": 0, "b": 1, "nu": 1e-4}
+    common.update(num_sets=4000, radius=0.1)
+    if seed == 0:
+        return {"bed_seed": 20240501, "spread": "1/2", "beta": 50, **common}
+    rng = np.random.default_rng(seed)
+    bed_seed = int(rng.integers(1, 2**31 - 1))  # as onehead_bed_draw
+    pairs = [
+        (spread, beta)
+        for spread in ("1/4", "1/3", "2/3", "3/4")
+        for beta in (12, 15, 20)
+        # near the book's fractions: sigma^2 >= 2/3 at scale 20
+        if not (beta == 20 and spread in ("2/3", "3/4"))
+    ]
+    spread, beta = pairs[int(rng.integers(len(pairs)))]
+    return {"bed_seed": bed_seed, "spread": spread, "beta": beta, **common}
+
+
+def onehead_noisy_length_cell(variant):
+    """Python source of the data cell of the noisy-length questions."""
+    top, bottom = variant["spread"].split("/")
+    return (
+        "# your numbers for the noisy length of key a (they replace the statement's):\n"
+        "# Sigma_a = nu I + spread mu_a mu_a^T, and the single head's query scaled so\n"
+        "# that keys a and b score beta when the keys equal their means\n"
+        f"spread = {top} / {bottom}\n"
+        f"beta = {float(variant['beta'])!r}\n"
+        f"nu = {variant['nu']!r}\n"
+        f"num_sets, radius = {variant['num_sets']}, {variant['radius']!r}\n"
+    )
+
+
+VARIANTS["onehead-noisy-length"] = {
+    "draw": onehead_noisy_length_draw,
+    "cell": onehead_noisy_length_cell,
+    "names": ["spread", "beta", "nu", "num_sets", "radius"],
+    "after": "ex-onehead-noisy-key",
+    "describe": (
+        "the spread sigma^2 of key a's length (with the test bed of the averaging "
+        "questions) and the scale of the single head"
+    ),
+}
+
+
 # --- ex-onehead-noisy-key
 
 
@@ -359,20 +501,26 @@ def onehead_noisy_key_form(fractions_single):
     assert all(0 <= float(v) <= 1 for v in fractions_single.values()), "fractions"
 
 
-def onehead_noisy_key_fractions(fractions_single, means, values, a, b):
+def onehead_noisy_key_fractions(fractions_single, variant):
     """The fractions of outcomes with one noisy key are off: simulate more prompts
     or recheck the cases.
     """
 
+    from fractions import Fraction
+
     import numpy as np
 
-    nu, num, spread, radius = 1e-4, 40000, 0.5, 0.1
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d, a, b = variant["n"], variant["d"], variant["a"], variant["b"]
+    means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T
+    values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
+    nu, spread = variant["nu"], float(Fraction(variant["spread"]))
+    beta, radius, num = variant["beta"], variant["radius"], 40000
 
     rng = np.random.default_rng(44)
-    n, d = means.shape
     keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
     keys[:, a] += np.sqrt(spread) * rng.normal(size=(num, 1)) * means[a]
-    scores = keys @ (50.0 * (means[a] + means[b]))
+    scores = keys @ (beta * (means[a] + means[b]))
     w = np.exp(scores - scores.max(axis=-1, keepdims=True))
     w /= w.sum(axis=-1, keepdims=True)
 
@@ -384,7 +532,7 @@ def onehead_noisy_key_fractions(fractions_single, means, values, a, b):
     }
     for name, target in targets.items():
         p = np.mean(np.linalg.norm(c - target, axis=1) <= radius)
-        se = np.sqrt(max(p * (1 - p), 0.005) * (1 / 4000 + 1 / num))
+        se = np.sqrt(max(p * (1 - p), 0.005) * (1 / variant["num_sets"] + 1 / num))
         assert abs(float(fractions_single[name]) - p) <= 4 * se, name
 
 
@@ -416,14 +564,17 @@ def onehead_noisy_key_wrong_the_picture():
 QUESTIONS["ex-onehead-noisy-key"] = {
     "points": 3,
     "answer": ["fractions_single"],
+    "variant": "onehead-noisy-length",
     "describe": (
         'fractions_single: a dict with keys "v_a", "v_b", "average": the '
-        "fractions of 4000\n"
-        "draws of the keys (nu = 1e-4) in which c is within 0.1 of v_a, of v_b "
-        "and of (v_a +\n"
-        "v_b)/2, for your query of the previous exercise scaled so that keys a "
-        "and b score 50\n"
-        "when the keys equal their means (test bed, a = 0, b = 1)"
+        "fractions of num_sets\n"
+        "draws of the keys (Sigma_a = nu I + spread mu_a mu_a^T, Sigma_i = nu I "
+        "otherwise) in which\n"
+        "c is within radius of v_a, of v_b and of (v_a + v_b)/2, for your query "
+        "of the previous\n"
+        "exercise scaled so that keys a and b score beta when the keys equal "
+        "their means (your\n"
+        "test bed and the numbers of your data cell)"
     ),
     "public": [onehead_noisy_key_form],
     "hidden": [onehead_noisy_key_fractions],
@@ -435,8 +586,9 @@ QUESTIONS["ex-onehead-noisy-key"] = {
     "rubric": [
         (
             "Written part: the distribution of c shown (a histogram or equivalent): "
-            "bimodal, at v_a or at v_b in about half the draws each, almost never "
-            "near the average, although the mean of c is the average (1)"
+            "bimodal, at v_a or at v_b in equal shares (each tending to half the "
+            "draws as the scale grows), rarely near the average, although the mean "
+            "of c is the average (1)"
         ),
         (
             "Written part: the explanation: the head compares k_a with k_b, and the "
@@ -458,15 +610,19 @@ def onehead_two_heads_shape(q_heads, means):
     assert np.all(np.isfinite(q)), "finite entries"
 
 
-def onehead_two_heads_averages(q_heads, means, values, a, b):
+def onehead_two_heads_averages(q_heads, variant):
     """The two-head output is not near the average of the two values often enough."""
 
     import numpy as np
 
-    nu, num = 1e-6, 2000
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d, a, b = variant["n"], variant["d"], variant["a"], variant["b"]
+    means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T
+    values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
+    nu, num = variant["nu_small"], 2000
+    assert np.shape(q_heads) == (2, d), "q_heads: shape (2, d)"
 
     rng = np.random.default_rng(55)
-    n, d = means.shape
     keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
     scores = keys @ np.asarray(q_heads, dtype=float).T
     w = np.exp(scores - scores.max(axis=-2, keepdims=True))
@@ -503,12 +659,13 @@ def onehead_two_heads_wrong_single(a, b, means):
 QUESTIONS["ex-onehead-two-heads"] = {
     "points": 2,
     "answer": ["q_heads"],
+    "variant": "onehead-bed",
     "describe": (
-        "q_heads: the two queries as the rows of an array of shape (2, d) (test "
-        "bed, a = 0, b\n"
-        "= 1), whose output c = (c1 + c2)/2 is within 0.05 of (v_a + v_b)/2 in "
-        "at least 99 %\n"
-        "of the key sets when every Sigma_i = 1e-6 I"
+        "q_heads: the two queries as the rows of an array of shape (2, d) (your "
+        "test bed, a and b\n"
+        "of your data cell), whose output c = (c1 + c2)/2 is within 0.05 of "
+        "(v_a + v_b)/2 in at least\n"
+        "99 % of the key sets when every Sigma_i = 1e-6 I"
     ),
     "public": [onehead_two_heads_shape],
     "hidden": [onehead_two_heads_averages],
@@ -535,12 +692,14 @@ def onehead_two_heads_noisy_form(p_backwards):
     assert 0 <= float(p_backwards) <= 1, "a probability"
 
 
-def onehead_two_heads_noisy_probability(p_backwards):
+def onehead_two_heads_noisy_probability(p_backwards, variant):
     """p_backwards is off: the probability that the noisy head picks the wrong key."""
 
     import math
+    from fractions import Fraction
 
-    exact = 0.5 * math.erfc(1.0)  # P(gamma < 0) for gamma ~ N(1, 1/2)
+    spread = Fraction(variant["spread"])
+    exact = 0.5 * math.erfc(1 / math.sqrt(2 * spread))  # P(gamma < 0), N(1, sigma^2)
     assert abs(float(p_backwards) - exact) <= 0.015
 
 
@@ -559,9 +718,10 @@ def onehead_two_heads_noisy_wrong_the_single():
 QUESTIONS["ex-onehead-two-heads-noisy"] = {
     "points": 2,
     "answer": ["p_backwards"],
+    "variant": "onehead-noisy-length",
     "describe": (
-        "p_backwards: the probability (nu = 0, sigma^2 = 1/2) of the draws with "
-        "q1^T k_a < 0\n"
+        "p_backwards: the probability (nu = 0, sigma^2 = your spread) of the "
+        "draws with q1^T k_a < 0\n"
         "(a float: exact, or simulated from at least 4000 key sets)"
     ),
     "public": [onehead_two_heads_noisy_form],
@@ -573,8 +733,9 @@ QUESTIONS["ex-onehead-two-heads-noisy"] = {
     "rubric": [
         (
             "Written part: a simulation of c with one copying head per value: near "
-            "the average in about Phi(sqrt 2) = 92 % of the draws; with the sheet's "
-            "two equal heads c is the single head's output draw by draw (1)"
+            "the average in about Phi(1/sigma) of the draws (Phi(sqrt 2) = 92 % for "
+            "the book's sigma^2 = 1/2); with the sheet's two equal heads c is the "
+            "single head's output draw by draw (1)"
         ),
         (
             "Written part: the mechanism: head 2 does not see gamma (mu_b^T k_a = 0) "
@@ -604,14 +765,19 @@ def onehead_one_head_robust_form(q_robust, p_one_head, p_two_heads, means):
         assert p is not ... and 0 <= float(p) <= 1, f"{name}: a probability"
 
 
-def onehead_one_head_robust_every_length(q_robust, means, values, a, b):
+def onehead_one_head_robust_every_length(q_robust, variant):
     """The robust query does not average for every length: its scale must grow with
     the length.
     """
 
     import numpy as np
 
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d, a, b = variant["n"], variant["d"], variant["a"], variant["b"]
+    means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T
+    values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
     q = np.asarray(q_robust, dtype=float)
+    assert q.shape == (d,), "q_robust: shape (d,)"
     m = (values[a] + values[b]) / 2
     for g in np.concatenate([np.linspace(-50, 50, 1001), [-1e4, 1e4]]):
         keys = means.copy()
@@ -622,15 +788,17 @@ def onehead_one_head_robust_every_length(q_robust, means, values, a, b):
         assert np.linalg.norm(c - m) <= 0.1, "not near the average for every length"
 
 
-def onehead_one_head_robust_limits(p_one_head, p_two_heads):
+def onehead_one_head_robust_limits(p_one_head, p_two_heads, variant):
     """p_one_head or p_two_heads is off: compare the two designs' failure
     probabilities in the limit.
     """
 
     import math
+    from fractions import Fraction
 
-    phi = 0.5 * math.erfc(-1.0)  # P(gamma > 0) for gamma ~ N(1, 1/2)
-    assert abs(float(p_one_head) - phi**4) <= 0.03, "p_one_head"
+    spread, n = Fraction(variant["spread"]), variant["n"]
+    phi = 0.5 * math.erfc(-1 / math.sqrt(2 * spread))  # P(gamma > 0), N(1, sigma^2)
+    assert abs(float(p_one_head) - phi ** (n - 2)) <= 0.03, "p_one_head"
     assert abs(float(p_two_heads) - phi**2) <= 0.03, "p_two_heads"
 
 
@@ -644,10 +812,11 @@ def onehead_one_head_robust_wrong_limits_swapped(p_one_head, p_two_heads):
     return {"p_one_head": p_one_head, "p_two_heads": p_two_heads}
 
 
-def onehead_one_head_robust_wrong_sigma_2(n):
+def onehead_one_head_robust_wrong_sigma_2(n, spread):
     from scipy.stats import norm
 
-    p_one_head, p_two_heads = norm.cdf(2) ** (n - 2), norm.cdf(2) ** 2
+    p_one_head = norm.cdf(1 / spread) ** (n - 2)
+    p_two_heads = norm.cdf(1 / spread) ** 2
     return {"p_one_head": p_one_head, "p_two_heads": p_two_heads}
 
 
@@ -659,12 +828,14 @@ def onehead_one_head_robust_wrong_the_single(a, b, means):
 QUESTIONS["ex-onehead-one-head-robust"] = {
     "points": 3,
     "answer": ["q_robust", "p_one_head", "p_two_heads"],
+    "variant": "onehead-noisy-length",
     "describe": (
-        "q_robust: on the test bed (a = 0, b = 1, nu = 0), one query (shape "
-        "(d,)) whose\n"
-        "output is within 0.1 of (v_a + v_b)/2 for every length of k_a (part 1);\n"
-        "p_one_head, p_two_heads: with n = 6 and sigma^2 = 1/2 (part 2), the "
-        "limits as the\n"
+        "q_robust: on your test bed (a and b of your data cell, nu = 0), one "
+        "query (shape (d,))\n"
+        "whose output is within 0.1 of (v_a + v_b)/2 for every length of k_a "
+        "(part 1);\n"
+        "p_one_head, p_two_heads: with your n and sigma^2 = your spread (part 2), "
+        "the limits as the\n"
         "scales grow of the probability that c is within 0.1 of the average, for "
         "q_robust and\n"
         "for the two heads of the two-heads exercises that average under a noisy "

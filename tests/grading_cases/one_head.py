@@ -1,20 +1,29 @@
 """Answers to one-head.ipynb's checked questions by other routes
-(tests/test_grading_cases.py), on the chapter's test bed (means, values, a, b) and with
-the notebook's names that the typical mistakes read."""
+(tests/test_grading_cases.py), on the student's test bed (means, values, a, b, built
+from the variant as the data cell builds them) and with the notebook's names that the
+typical mistakes read."""
 
 import math
+from fractions import Fraction
 
 
-def _bed():
+def _bed(variant):
+    """The notebook's names after the data cells, for the variant's numbers."""
     import numpy as np
 
-    bed_rng = np.random.default_rng(20240501)
-    n, d = 6, 8
+    bed_rng = np.random.default_rng(variant["bed_seed"])
+    n, d = variant["n"], variant["d"]
     means = np.linalg.qr(bed_rng.normal(size=(d, n)))[0].T  # (n, d), orthonormal rows
     values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
     push = math.log((n - 2) * (1 - 0.01) / (2 * 0.01))
-    return {"n": n, "means": means, "values": values, "a": 0, "b": 1, "eps": 1e-3,
-            "beta": 8.5, "spread": 0.5, "push": push}  # fmt: skip
+    names = {"n": n, "means": means, "values": values, "a": variant["a"],
+             "b": variant["b"], "beta": 8.5, "push": push}  # fmt: skip
+    if "eps" in variant:
+        names["eps"] = variant["eps"]
+    if "spread" in variant:
+        names["spread"] = float(Fraction(variant["spread"]))
+        names["beta"] = float(variant["beta"])
+    return names
 
 
 def gap_by_hand():
@@ -62,124 +71,137 @@ def projection_orthogonal():
     return {"keep_a": keep_a, "is_unique": is_unique}
 
 
-def average_by_formula():
-    bed = _bed()
-    n, eps = bed["n"], bed["eps"]
+def average_by_formula(variant):
+    bed = _bed(variant)
+    n, eps, a, b = bed["n"], bed["eps"], bed["a"], bed["b"]
     length = math.log((n - 2) * (1 - eps) / (2 * eps))
-    return {**bed, "q_eps": length * (bed["means"][0] + bed["means"][1])}
+    return {**bed, "q_eps": length * (bed["means"][a] + bed["means"][b])}
 
 
-def average_by_least_squares():
+def average_by_least_squares(variant):
     """The query whose scores are (L, L, 0, ...), by least squares on the means."""
     import numpy as np
 
-    bed = _bed()
+    bed = _bed(variant)
     n, eps = bed["n"], bed["eps"]
     scores = np.zeros(n)
-    scores[:2] = np.log((n - 2) * (1 - eps) / (2 * eps))
+    scores[[bed["a"], bed["b"]]] = np.log((n - 2) * (1 - eps) / (2 * eps))
     return {**bed, "q_eps": np.linalg.lstsq(bed["means"], scores, rcond=None)[0]}
 
 
-def small_noise_by_formula():
-    found = average_by_formula()
+def small_noise_by_formula(variant):
+    found = average_by_formula(variant)
     return {**found, "q_win": found["q_eps"]}
 
 
-def small_noise_longer():
-    bed = _bed()
-    return {**bed, "q_win": 10.0 * (bed["means"][0] + bed["means"][1])}
+def small_noise_longer(variant):
+    bed = _bed(variant)
+    means = bed["means"]
+    return {**bed, "q_win": 10.0 * (means[bed["a"]] + means[bed["b"]])}
 
 
-def two_heads_by_copy_gaps():
+def two_heads_by_copy_gaps(variant):
     import numpy as np
 
-    bed = _bed()
+    bed = _bed(variant)
     length = math.log((bed["n"] - 1) * (1 - 1e-3) / 1e-3)
     means = bed["means"]
-    return {**bed, "q_heads": np.stack([length * means[0], length * means[1]])}
+    heads = np.stack([length * means[bed["a"]], length * means[bed["b"]]])
+    return {**bed, "beta": length, "q_heads": heads}
 
 
-def two_heads_longer_as_lists():
-    bed = _bed()
+def two_heads_longer_as_lists(variant):
+    bed = _bed(variant)
     means = bed["means"]
-    return {**bed, "q_heads": [list(12 * means[0]), list(12 * means[1])]}
+    return {**bed, "q_heads": [list(12 * means[bed["a"]]), list(12 * means[bed["b"]])]}
 
 
-def backwards_by_scipy():
+def backwards_by_scipy(variant):
     from scipy.stats import norm
 
-    return {"spread": 0.5, "p_backwards": norm.cdf(-1 / math.sqrt(0.5))}
+    spread = float(Fraction(variant["spread"]))
+    return {"spread": spread, "p_backwards": norm.cdf(-1 / math.sqrt(spread))}
 
 
-def backwards_by_simulation():
+def backwards_by_simulation(variant):
     import numpy as np
 
-    gamma = np.random.default_rng(8).normal(1.0, math.sqrt(0.5), size=400_000)
-    return {"spread": 0.5, "p_backwards": float(np.mean(gamma < 0))}
+    spread = float(Fraction(variant["spread"]))
+    gamma = np.random.default_rng(8).normal(1.0, math.sqrt(spread), size=400_000)
+    return {"spread": spread, "p_backwards": float(np.mean(gamma < 0))}
 
 
-def robust_by_hand():
+def robust_by_hand(variant):
     """Scores 0 on keys a and b whatever their length, -L on the others."""
     from scipy.stats import norm
 
-    bed = _bed()
-    means = bed["means"]
-    phi = norm.cdf(math.sqrt(2))
-    q = -10.0 * means[2:].sum(axis=0)
-    return {**bed, "q_robust": q, "p_one_head": phi**4, "p_two_heads": phi**2}
+    bed = _bed(variant)
+    means, n = bed["means"], bed["n"]
+    phi = norm.cdf(1 / math.sqrt(bed["spread"]))
+    others = [i for i in range(n) if i not in (bed["a"], bed["b"])]
+    q = -10.0 * means[others].sum(axis=0)
+    return {**bed, "q_robust": q, "p_one_head": phi ** (n - 2), "p_two_heads": phi**2}
 
 
-def robust_by_least_squares():
+def robust_by_least_squares(variant):
+    """The same scores by least squares; the limits by erfc and by products."""
     import numpy as np
 
-    bed = _bed()
-    scores = np.r_[0.0, 0.0, -8.0 * np.ones(bed["n"] - 2)]
+    bed = _bed(variant)
+    n = bed["n"]
+    scores = -8.0 * np.ones(n)
+    scores[[bed["a"], bed["b"]]] = 0.0
     q = np.linalg.lstsq(bed["means"], scores, rcond=None)[0]
-    phi = 0.5 * math.erfc(-1.0)
-    return {**bed, "q_robust": q, "p_one_head": phi**4, "p_two_heads": phi * phi}
+    phi = 0.5 * math.erfc(-1.0 / math.sqrt(2 * bed["spread"]))
+    return {**bed, "q_robust": q, "p_one_head": math.prod([phi] * (n - 2)),
+            "p_two_heads": phi * phi}  # fmt: skip
 
 
-def _fractions(c, values, radius=0.1):
+def _fractions(c, values, radius, a=0, b=1):
     import numpy as np
 
     targets = {
-        "v_a": values[0],
-        "v_b": values[1],
-        "average": (values[0] + values[1]) / 2,
+        "v_a": values[a],
+        "v_b": values[b],
+        "average": (values[a] + values[b]) / 2,
     }
     return {k: float(np.mean(np.linalg.norm(c - t, axis=1) <= radius))
             for k, t in targets.items()}  # fmt: skip
 
 
-def noisy_key_by_simulating_keys():
-    """40000 key sets: isotropic noise nu = 1e-4, key a's length 1 + N(0, 1/2)."""
+def noisy_key_by_simulating_keys(variant):
+    """40000 key sets: isotropic noise nu, key a's length 1 + N(0, sigma^2)."""
     import numpy as np
 
-    bed = _bed()
-    means, values = bed["means"], bed["values"]
+    bed = _bed(variant)
+    means, values, a, b = bed["means"], bed["values"], bed["a"], bed["b"]
     rng = np.random.default_rng(45)
-    keys = means + 0.01 * rng.normal(size=(40000, *means.shape))
-    keys[:, 0] += math.sqrt(0.5) * rng.normal(size=(40000, 1)) * means[0]
-    s = keys @ (50.0 * (means[0] + means[1]))
+    keys = means + math.sqrt(variant["nu"]) * rng.normal(size=(40000, *means.shape))
+    keys[:, a] += math.sqrt(bed["spread"]) * rng.normal(size=(40000, 1)) * means[a]
+    s = keys @ (bed["beta"] * (means[a] + means[b]))
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     c = (w / w.sum(axis=-1, keepdims=True)) @ values
-    return {**bed, "fractions_single": _fractions(c, values)}
+    return {**bed, "fractions_single": _fractions(c, values, variant["radius"], a, b)}
 
 
-def noisy_key_by_drawing_scores():
-    """The scores drawn directly: 50 (gamma [i = a] + [i = b]) plus N(0, 1/2) noise
-    (50 * 0.01 * |mu_a + mu_b|), gamma ~ N(1, 1/2)."""
+def noisy_key_by_drawing_scores(variant):
+    """The scores drawn directly: beta (gamma [i = a] + [i = b]) plus N(0, 2 nu
+    beta^2) noise (beta sqrt(nu) |mu_a + mu_b|), gamma ~ N(1, sigma^2)."""
     import numpy as np
 
-    bed = _bed()
+    bed = _bed(variant)
+    beta, a, b = bed["beta"], bed["a"], bed["b"]
     rng = np.random.default_rng(46)
     num, n = 40000, bed["n"]
-    s = math.sqrt(0.5) * rng.normal(size=(num, n))
-    s[:, 0] += 50 * rng.normal(1.0, math.sqrt(0.5), size=num)
-    s[:, 1] += 50
+    s = beta * math.sqrt(2 * variant["nu"]) * rng.normal(size=(num, n))
+    s[:, a] += beta * rng.normal(1.0, math.sqrt(bed["spread"]), size=num)
+    s[:, b] += beta
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     c = (w / w.sum(axis=-1, keepdims=True)) @ bed["values"]
-    return {**bed, "fractions_single": _fractions(c, bed["values"])}
+    return {
+        **bed,
+        "fractions_single": _fractions(c, bed["values"], variant["radius"], a, b),
+    }
 
 
 ALTERNATIVES = {
