@@ -122,9 +122,10 @@ QUESTIONS["ex-a5-copy"] = {
             "with the other scores 0 (0.5)"
         ),
         (
-            "Part 3: beta >= log 57 ~ 4.04 for q = beta k_j, and a weight of "
-            "3e^{-30}/(1 + 3e^{-30}) ~ 2.8e-13 outside key j at beta = 30; the "
-            "gap checked by computation (0.5)"
+            "Part 3: beta >= copy_gap for q = beta k_j, and a weight of "
+            "(n-1)e^{-30}/(1 + (n-1)e^{-30}) outside key j at beta = 30 (for the "
+            "book's n = 4, eps = 0.05: log 57 ~ 4.04 and 2.8e-13); the gap checked "
+            "by computation (0.5)"
         ),
     ],
 }
@@ -246,8 +247,13 @@ def a5_bed_draw(seed):
     """
     import numpy as np
 
-    common = {"ia": 0, "ib": 1, "nu_small": 1e-8, "scale_beta": 30.0}
-    common["num_samples"] = 2000
+    common = {
+        "ia": 0,
+        "ib": 1,
+        "nu_small": 1e-8,
+        "scale_beta": 30.0,
+        "num_samples": 2000,
+    }
     if seed == 0:
         return {
             "means": np.eye(4, dtype=int).tolist(),
@@ -255,11 +261,15 @@ def a5_bed_draw(seed):
             **common,
         }
     rng = np.random.default_rng(seed)
-    book_pair = {(1, 0, 0, 0), (0, 1, 0, 0)}
-    while True:  # a pair of means other than the book's (in either order)
+    while True:
         means = np.zeros((4, 4), dtype=int)
         means[np.arange(4), rng.permutation(4)] = rng.choice([-1, 1], size=4)
-        if {tuple(means[0]), tuple(means[1])} != book_pair:
+        # The book's query e_1 + e_2 (any positive multiple) must not average a and
+        # b here too: its scores on a and b must not tie above the others. (This
+        # also excludes mu_a, mu_b = e_1, e_2 in either order, where the book's two
+        # heads would still average.)
+        s = means[:, 0] + means[:, 1]
+        if not s[0] == s[1] > s[2:].max():
             break
     units = [(1, 0), (-1, 0), (0, 1), (0, -1)]
     pairs = [
@@ -641,7 +651,8 @@ QUESTIONS["ex-a5-two-heads-noisy"] = {
         ),
         (
             "Names the exception: a flipped k_a (gamma < 0, Phi(-sqrt 2) ~ 8% of "
-            "the draws), whose outputs land near (0, 2/3), position 1/6 (1)"
+            "the draws), whose outputs land near 2/3 v_b ((0, 2/3) for the book's "
+            "values), position 1/6 (1)"
         ),
     ],
 }
