@@ -729,8 +729,17 @@ def a5_kqv_identity_answers(y2_limit, can_reach_u_b, variant):
     assert y2.shape == x[winner].shape and np.abs(y2 - x[winner]).max() <= 1e-6 * rho, (
         "y2_limit: not the vector y_2 tends to"
     )
-    assert isinstance(can_reach_u_b, (bool, np.bool_)) and not can_reach_u_b, (
-        "can_reach_u_b: compare y_2 with u_b for any weights"
+    # With u_c or u_d added to x_2, the same limit: y_2 tends to the row that scores
+    # highest against the new x_2; it reaches u_b only if that row is u_b.
+    reach = False
+    for added in (u_c, u_d):
+        x_new = x.copy()
+        x_new[1] = u_a + added
+        top = x_new[int(np.argmax(x_new @ x_new[1]))]
+        reach = reach or bool(np.linalg.norm(top - u_b) <= 1e-6 * rho)
+    assert isinstance(can_reach_u_b, (bool, np.bool_)), "can_reach_u_b: True or False"
+    assert bool(can_reach_u_b) == reach, (
+        "can_reach_u_b: compare the limit of y_2 with u_b for each added vector"
     )
 
 
