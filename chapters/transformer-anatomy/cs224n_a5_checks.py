@@ -5,9 +5,45 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-a5-copy
+
+
+def a5_copy_draw(seed):
+    """The number of keys and the tolerance of question 1(a) for one student. Seed 0
+    gives the book's n = 4, eps = 0.05."""
+    import numpy as np
+
+    if seed == 0:
+        return {"n_copy": 4, "eps_copy": 0.05}
+    rng = np.random.default_rng(seed)
+    pairs = [
+        (n, eps)
+        for n in (3, 4, 5, 6, 8, 10)
+        for eps in (0.2, 0.1, 0.05, 0.02, 0.01)
+        if (n, eps) != (4, 0.05)
+    ]
+    n, eps = pairs[int(rng.integers(len(pairs)))]
+    return {"n_copy": n, "eps_copy": eps}
+
+
+def a5_copy_cell(variant):
+    """Python source of the data cell of question 1(a)."""
+    return (
+        "# your numbers for question 1(a), part 2: n keys and the tolerance eps\n"
+        f"n_copy, eps_copy = {variant['n_copy']}, {variant['eps_copy']}\n"
+    )
+
+
+VARIANTS["a5-copy"] = {
+    "draw": a5_copy_draw,
+    "cell": a5_copy_cell,
+    "names": ["n_copy", "eps_copy"],
+    "after": "ex-a5-copy",
+    "describe": "the number of keys n and the tolerance eps of part 2",
+}
 
 
 def a5_copy_form(copy_gap):
@@ -17,46 +53,55 @@ def a5_copy_form(copy_gap):
     assert float(copy_gap) > 0, "a gap is positive"
 
 
-def a5_copy_gap(copy_gap):
-    """copy_gap is not the smallest gap that guarantees a weight of 0.95 with 4
-    keys: solve 1 / (1 + 3 e^{-gap}) = 0.95.
+def a5_copy_gap(copy_gap, variant):
+    """copy_gap is not the smallest gap that guarantees the winner a weight of
+    1 - eps_copy with n_copy keys: the worst case has all other scores equal.
     """
 
     import math
 
-    assert math.isclose(float(copy_gap), math.log(57), rel_tol=1e-6), (
-        "the smallest gap for n = 4 and eps = 0.05"
+    from scipy.optimize import brentq
+
+    n, eps = variant["n_copy"], variant["eps_copy"]
+
+    def excess(gap):  # the worst-case weight of the winner, less 1 - eps
+        return 1 / (1 + (n - 1) * math.exp(-gap)) - (1 - eps)
+
+    expected = brentq(excess, 0.0, 60.0, xtol=1e-14, rtol=1e-13)
+    assert abs(float(copy_gap) - expected) <= 1e-6 * expected, (
+        "the smallest gap for your n_copy and eps_copy"
     )
 
 
-def a5_copy_wrong_no_one_minus_eps():
+def a5_copy_wrong_no_one_minus_eps(n_copy, eps_copy):
     import math
 
-    copy_gap = math.log(3 / 0.05)
+    copy_gap = math.log((n_copy - 1) / eps_copy)
     return {"copy_gap": copy_gap}
 
 
-def a5_copy_wrong_n_ignored():
+def a5_copy_wrong_n_ignored(eps_copy):
     import math
 
-    copy_gap = math.log(0.95 / 0.05)
+    copy_gap = math.log((1 - eps_copy) / eps_copy)
     return {"copy_gap": copy_gap}
 
 
-def a5_copy_wrong_natural_scale():
+def a5_copy_wrong_natural_scale(n_copy, eps_copy):
     import math
 
-    copy_gap = math.log(4 * 0.95 / 0.05)
+    copy_gap = math.log(n_copy * (1 - eps_copy) / eps_copy)
     return {"copy_gap": copy_gap}
 
 
 QUESTIONS["ex-a5-copy"] = {
     "points": 1,
     "answer": ["copy_gap"],
+    "variant": "a5-copy",
     "describe": (
-        "copy_gap: the smallest score gap Delta for which n = 4 keys give the "
+        "copy_gap: the smallest score gap Delta for which n_copy keys give the "
         "winner a weight of at least\n"
-        "1 - 0.05 whatever the other scores (a number)"
+        "1 - eps_copy whatever the other scores (a number)"
     ),
     "public": [a5_copy_form],
     "hidden": [a5_copy_gap],
@@ -77,9 +122,10 @@ QUESTIONS["ex-a5-copy"] = {
             "with the other scores 0 (0.5)"
         ),
         (
-            "Part 3: beta >= log 57 ~ 4.04 for q = beta k_j, and a weight of "
-            "3e^{-30}/(1 + 3e^{-30}) ~ 2.8e-13 outside key j at beta = 30; the "
-            "gap checked by computation (0.5)"
+            "Part 3: beta >= copy_gap for q = beta k_j, and a weight of "
+            "(n-1)e^{-30}/(1 + (n-1)e^{-30}) outside key j at beta = 30 (for the "
+            "book's n = 4, eps = 0.05: log 57 ~ 4.04 and 2.8e-13); the gap checked "
+            "by computation (0.5)"
         ),
     ],
 }
@@ -163,6 +209,10 @@ def a5_average_wrong_the_sheet():
 QUESTIONS["ex-a5-average"] = {
     "points": 2,
     "answer": ["average_query", "outside_weight"],
+    "fixed": (
+        "the answers are functions of any keys, a, b, beta and n; the statement "
+        "gives no numbers"
+    ),
     "describe": (
         "average_query(keys, a, b, beta): your query q, shape (d,), for "
         "orthonormal keys (the rows of\n"
@@ -181,6 +231,96 @@ QUESTIONS["ex-a5-average"] = {
 }
 
 
+# --- The test bed of questions 1(c) and 1(d)
+
+
+def a5_bed_draw(seed):
+    """The means, the values and the scales of questions 1(c) and 1(d) for one
+    student. Seed 0 gives the book's: mu_i = e_i, v_a = (1, 0), v_b = (0, 1).
+
+    For other seeds the means are the rows of a signed permutation matrix
+    (orthonormal, integer) and v_a, v_b two signed unit vectors of the plane
+    (orthonormal, as the theorems the questions cite assume), so that the predicted
+    probabilities of the chapter hold unchanged while the queries and the places of
+    the outputs change; a and b stay the first two keys, beta, nu and the number of
+    draws stay the book's.
+    """
+    import numpy as np
+
+    common = {
+        "ia": 0,
+        "ib": 1,
+        "nu_small": 1e-8,
+        "scale_beta": 30.0,
+        "num_samples": 2000,
+    }
+    if seed == 0:
+        return {
+            "means": np.eye(4, dtype=int).tolist(),
+            "vals": [[1, 0], [0, 1], [0, 0], [0, 0]],
+            **common,
+        }
+    rng = np.random.default_rng(seed)
+    while True:
+        means = np.zeros((4, 4), dtype=int)
+        means[np.arange(4), rng.permutation(4)] = rng.choice([-1, 1], size=4)
+        # The book's query e_1 + e_2 (any positive multiple) must not average a and
+        # b here too: its scores on a and b must not tie above the others. (This
+        # also excludes mu_a, mu_b = e_1, e_2 in either order, where the book's two
+        # heads would still average.)
+        s = means[:, 0] + means[:, 1]
+        if not s[0] == s[1] > s[2:].max():
+            break
+    units = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+    pairs = [
+        (u, w)
+        for u in units
+        for w in units
+        if u[0] * w[0] + u[1] * w[1] == 0 and (u[0] + w[0], u[1] + w[1]) != (1, 1)
+    ]  # orthonormal pairs whose average is not the book's (1/2, 1/2)
+    v_a, v_b = pairs[int(rng.integers(len(pairs)))]
+    vals = [list(v_a), list(v_b), [0, 0], [0, 0]]
+    return {"means": means.tolist(), "vals": vals, **common}
+
+
+def a5_bed_cell(variant):
+    """Python source of the data cell of questions 1(c) and 1(d): the set-up cell
+    with the student's means and values."""
+    return (
+        "# your test bed for questions 1(c) and 1(d) (replaces the set-up cell's)\n"
+        f"n_keys = {len(variant['means'])}\n"
+        f"means = np.array({variant['means']}, dtype=float)  # (n, d) orthonormal\n"
+        f"ia, ib = {variant['ia']}, {variant['ib']}  # the indices a and b\n"
+        f"vals = np.array({variant['vals']}, dtype=float)  # (n, 2) values\n"
+        "average = (vals[ia] + vals[ib]) / 2\n"
+        f"nu_small = {variant['nu_small']!r}\n"
+        f"scale_beta = {variant['scale_beta']!r}\n"
+        f"num_samples = {variant['num_samples']}\n"
+    )
+
+
+VARIANTS["a5-bed"] = {
+    "draw": a5_bed_draw,
+    "cell": a5_bed_cell,
+    "names": [
+        "n_keys",
+        "means",
+        "ia",
+        "ib",
+        "vals",
+        "average",
+        "nu_small",
+        "scale_beta",
+        "num_samples",
+    ],
+    "after": "ex-a5-noisy-small",
+    "describe": (
+        "the means mu_i and the values v_i of the set-up cell of questions 1(c) "
+        "and 1(d)"
+    ),
+}
+
+
 # --- ex-a5-noisy-small
 
 
@@ -193,15 +333,16 @@ def a5_noisy_small_shape(q_avg, means):
     assert np.all(np.isfinite(np.asarray(q_avg, dtype=float))), "finite entries"
 
 
-def a5_noisy_small_averages(q_avg, means, ia, ib, vals, nu_small):
+def a5_noisy_small_averages(q_avg, variant):
     """With small noise the output is not near the average often enough."""
 
     import numpy as np
 
+    means = np.array(variant["means"], dtype=float)
+    vals = np.array(variant["vals"], dtype=float)
+    ia, ib, nu = variant["ia"], variant["ib"], variant["nu_small"]
     rng = np.random.default_rng(31)
-    keys = means + np.sqrt(nu_small) * rng.normal(
-        size=(4000,) + means.shape
-    )  # Sigma_i = nu I
+    keys = means + np.sqrt(nu) * rng.normal(size=(4000,) + means.shape)  # nu I
     s = keys @ np.asarray(q_avg, dtype=float)  # (S, n)
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     w /= w.sum(axis=-1, keepdims=True)
@@ -229,6 +370,7 @@ def a5_noisy_small_wrong_scale_far(ia, ib, means):
 QUESTIONS["ex-a5-noisy-small"] = {
     "points": 2,
     "answer": ["q_avg"],
+    "variant": "a5-bed",
     "describe": (
         "q_avg: your query, shape (n_keys,), built from the means (rows of "
         "`means`), the indices\n"
@@ -269,7 +411,7 @@ def a5_noisy_large_shape(c_one):
     assert len(c_one) >= 1000, "at least 1000 draws"
 
 
-def a5_noisy_large_spread(c_one, vals, ia, ib, scale_beta):
+def a5_noisy_large_spread(c_one, variant):
     """With large noise the outputs do not spread as the model predicts: simulate
     c_one again.
     """
@@ -279,20 +421,24 @@ def a5_noisy_large_spread(c_one, vals, ia, ib, scale_beta):
 
     c = np.asarray(c_one, dtype=float)
     S = len(c)
+    vals = np.array(variant["vals"], dtype=float)
+    v_a, v_b = vals[variant["ia"]], vals[variant["ib"]]
+    beta, sigma, delta = variant["scale_beta"], np.sqrt(0.5), 0.05
+    span = np.linalg.norm(v_a - v_b)
 
-    # c = sig v_a + (1 - sig) v_b with sig = sigmoid(beta (gamma - 1)),
-    # gamma ~ N(1, 1/2)
+    # c = sig v_a + (1 - sig) v_b with sig = sigmoid(beta (gamma - 1)) and
+    # gamma ~ N(1, sigma^2), so |c - v_a| = (1 - sig) span, |c - avg| = |sig - 1/2| span
     def logit(p):
         return np.log(p / (1 - p))
 
-    p_end = norm.cdf(-np.sqrt(2) * logit(1 - 0.05 / np.sqrt(2)) / scale_beta)
-    p_mid = 2 * norm.cdf(np.sqrt(2) * logit(0.5 + 0.05 / np.sqrt(2)) / scale_beta) - 1
-    for name, target, p in (("v_a", vals[ia], p_end), ("v_b", vals[ib], p_end)):
-        frac = np.mean(np.linalg.norm(c - target, axis=1) <= 0.05)
-        assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / S), (
+    p_end = norm.sf(logit(1 - delta / span) / (beta * sigma))
+    p_mid = 2 * norm.cdf(logit(0.5 + delta / span) / (beta * sigma)) - 1
+    for name, target in (("v_a", v_a), ("v_b", v_b)):
+        frac = np.mean(np.linalg.norm(c - target, axis=1) <= delta)
+        assert abs(frac - p_end) <= 5 * np.sqrt(p_end * (1 - p_end) / S), (
             f"share of outputs near {name}"
         )
-    mid = np.mean(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.05)
+    mid = np.mean(np.linalg.norm(c - (v_a + v_b) / 2, axis=1) <= delta)
     assert mid <= p_mid + 5 * np.sqrt(p_mid * (1 - p_mid) / S), (
         "share of outputs near the average"
     )
@@ -326,6 +472,7 @@ def a5_noisy_large_wrong_the_two(ia, ib, keys_noisy, means, scale_beta, vals):
 QUESTIONS["ex-a5-noisy-large"] = {
     "points": 3,
     "answer": ["c_one"],
+    "variant": "a5-bed",
     "describe": (
         "c_one: the outputs c of the single head with your query q_avg for "
         "num_samples independent\n"
@@ -367,13 +514,16 @@ def a5_two_heads_shape(q_two, means):
     )
 
 
-def a5_two_heads_average(q_two, means, ia, ib, vals, nu_small):
+def a5_two_heads_average(q_two, variant):
     """The two-head output is not near the average of the two values."""
 
     import numpy as np
 
+    means = np.array(variant["means"], dtype=float)
+    vals = np.array(variant["vals"], dtype=float)
+    ia, ib, nu = variant["ia"], variant["ib"], variant["nu_small"]
     rng = np.random.default_rng(37)
-    keys = means + np.sqrt(nu_small) * rng.normal(size=(2000,) + means.shape)
+    keys = means + np.sqrt(nu) * rng.normal(size=(2000,) + means.shape)
     outs = []
     for q in np.asarray(q_two, dtype=float):
         s = keys @ q
@@ -403,6 +553,7 @@ def a5_two_heads_wrong_no_large(ia, ib, means):
 QUESTIONS["ex-a5-two-heads"] = {
     "points": 1,
     "answer": ["q_two"],
+    "variant": "a5-bed",
     "describe": (
         "q_two: the two queries, an array of shape (2, n_keys), row h = the "
         "query of head h + 1"
@@ -428,7 +579,7 @@ def a5_two_heads_noisy_shape(c_two):
     assert len(c_two) >= 1000, "at least 1000 draws"
 
 
-def a5_two_heads_noisy_spread(c_two, vals, ia, ib, scale_beta):
+def a5_two_heads_noisy_spread(c_two, variant):
     """With noisy keys the two-head outputs do not spread as predicted: simulate
     c_two again.
     """
@@ -438,11 +589,16 @@ def a5_two_heads_noisy_spread(c_two, vals, ia, ib, scale_beta):
 
     c = np.asarray(c_two, dtype=float)
     S = len(c)
-    # c = (c1 + v_b) / 2 is within 0.05 of the average when |c1 - v_a| <= 0.1, i.e. when
-    # head 1's gap beta gamma >= log(sqrt(10) / 0.1 - 3), gamma ~ N(1, 1/2)
-    gamma_0 = np.log(np.sqrt(10) / 0.1 - 3) / scale_beta
-    p = norm.cdf(np.sqrt(2) * (1 - gamma_0))
-    frac = np.mean(np.linalg.norm(c - (vals[ia] + vals[ib]) / 2, axis=1) <= 0.05)
+    vals = np.array(variant["vals"], dtype=float)
+    v_a, v_b = vals[variant["ia"]], vals[variant["ib"]]
+    n, beta, sigma, delta = len(vals), variant["scale_beta"], np.sqrt(0.5), 0.05
+    # Head 1 weighs key a by e = e^{beta gamma} against n - 1 scores 0, one of them
+    # key b's (the other values are 0): c1 = (e v_a + v_b) / (e + n - 1), head 2
+    # gives v_b, so c - avg = (v_b - (n - 1) v_a) / (2 (e + n - 1)); gamma ~ N(1, 1/2).
+    need = np.linalg.norm(v_b - (n - 1) * v_a) / (2 * delta) - (n - 1)
+    gamma_0 = np.log(need) / beta
+    p = norm.sf((gamma_0 - 1) / sigma)
+    frac = np.mean(np.linalg.norm(c - (v_a + v_b) / 2, axis=1) <= delta)
     assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / S), (
         "share of outputs near the average"
     )
@@ -470,6 +626,7 @@ def a5_two_heads_noisy_wrong_one_head(keys_noisy, q_avg, vals):
 QUESTIONS["ex-a5-two-heads-noisy"] = {
     "points": 3,
     "answer": ["c_two"],
+    "variant": "a5-bed",
     "describe": (
         "c_two: the outputs c = (c1 + c2) / 2 of the two heads with your q_two "
         "for num_samples independent\n"
@@ -494,9 +651,49 @@ QUESTIONS["ex-a5-two-heads-noisy"] = {
         ),
         (
             "Names the exception: a flipped k_a (gamma < 0, Phi(-sqrt 2) ~ 8% of "
-            "the draws), whose outputs land near (0, 2/3), position 1/6 (1)"
+            "the draws), whose outputs land near 2/3 v_b ((0, 2/3) for the book's "
+            "values), position 1/6 (1)"
         ),
     ],
+}
+
+
+# --- The sequence of question 1(e)
+
+
+def a5_frame_draw(seed):
+    """The orthonormal frame of question 1(e) for one student, given by the seed of
+    the random matrix it is the Q factor of; rho stays the book's 6 (e^{-36} ~ 2e-16
+    is stated). Seed 0 gives the book's frame (generator seed 4)."""
+    import numpy as np
+
+    if seed == 0:
+        return {"frame_seed": 4, "rho": 6.0}
+    rng = np.random.default_rng(seed)
+    return {"frame_seed": int(rng.integers(100, 1_000_000)), "rho": 6.0}
+
+
+def a5_frame_cell(variant):
+    """Python source of the data cell of question 1(e): the book's cell with the
+    student's frame."""
+    return (
+        "# your frame for question 1(e) (replaces the cell above)\n"
+        f"rng = np.random.default_rng({variant['frame_seed']})\n"
+        f"rho = {variant['rho']!r}\n"
+        "frame = np.linalg.qr(rng.normal(size=(6, 6)))[0]  # orthonormal columns\n"
+        "u_a, u_b, u_c, u_d = (rho * frame[:, i] for i in range(4))\n"
+        "X = np.stack([u_d + u_b, u_a, u_c + u_b])  # (n=3, d=6), rows x_1, x_2, x_3\n"
+    )
+
+
+VARIANTS["a5-frame"] = {
+    "draw": a5_frame_draw,
+    "cell": a5_frame_cell,
+    "names": ["rng", "rho", "frame", "u_a", "u_b", "u_c", "u_d", "X"],
+    "after": "ex-a5-kqv-identity",
+    "describe": (
+        "the orthonormal frame u_a, ..., u_d and the sequence X of question 1(e)"
+    ),
 }
 
 
@@ -512,17 +709,38 @@ def a5_kqv_identity_form(y2_limit, can_reach_u_b, X):
     assert isinstance(can_reach_u_b, (bool, np.bool_)), "can_reach_u_b: True or False"
 
 
-def a5_kqv_identity_answers(y2_limit, can_reach_u_b, u_a, rho):
+def a5_kqv_identity_answers(y2_limit, can_reach_u_b, variant):
     """y2_limit or can_reach_u_b is wrong: take the limit of large rho with
     identity weights.
     """
 
     import numpy as np
 
-    np.testing.assert_allclose(
-        np.asarray(y2_limit, dtype=float), u_a, rtol=0, atol=1e-6 * rho
+    rho = variant["rho"]
+    frame = np.linalg.qr(
+        np.random.default_rng(variant["frame_seed"]).normal(size=(6, 6))
+    )[0]
+    u_a, u_b, u_c, u_d = (rho * frame[:, i] for i in range(4))
+    x = np.stack([u_d + u_b, u_a, u_c + u_b])
+    # Identity weights: query 2's scores x_j . x_2 are rho^2 t_j with t_j fixed, so
+    # as rho grows the weights go to the indicator of the largest score.
+    winner = int(np.argmax(x @ x[1]))
+    y2 = np.asarray(y2_limit, dtype=float)
+    assert y2.shape == x[winner].shape and np.abs(y2 - x[winner]).max() <= 1e-6 * rho, (
+        "y2_limit: not the vector y_2 tends to"
     )
-    assert isinstance(can_reach_u_b, (bool, np.bool_)) and not can_reach_u_b
+    # With u_c or u_d added to x_2, the same limit: y_2 tends to the row that scores
+    # highest against the new x_2; it reaches u_b only if that row is u_b.
+    reach = False
+    for added in (u_c, u_d):
+        x_new = x.copy()
+        x_new[1] = u_a + added
+        top = x_new[int(np.argmax(x_new @ x_new[1]))]
+        reach = reach or bool(np.linalg.norm(top - u_b) <= 1e-6 * rho)
+    assert isinstance(can_reach_u_b, (bool, np.bool_)), "can_reach_u_b: True or False"
+    assert bool(can_reach_u_b) == reach, (
+        "can_reach_u_b: compare the limit of y_2 with u_b for each added vector"
+    )
 
 
 def a5_kqv_identity_wrong_adding_u():
@@ -543,6 +761,7 @@ def a5_kqv_identity_wrong_uniform_weights(X):
 QUESTIONS["ex-a5-kqv-identity"] = {
     "points": 3,
     "answer": ["y2_limit", "can_reach_u_b"],
+    "variant": "a5-frame",
     "describe": (
         "y2_limit: the vector y_2 approximates for large rho (array of shape "
         "(6,), e.g. from u_a, u_b, u_c, u_d);\n"
@@ -577,12 +796,18 @@ def a5_kqv_design_shapes(W_K, W_Q, W_V, X):
         assert m is not ... and np.shape(m) == (d, d), f"{name}: shape ({d}, {d})"
 
 
-def a5_kqv_design_targets(W_K, W_Q, W_V, X, u_b, u_c, rho):
+def a5_kqv_design_targets(W_K, W_Q, W_V, variant):
     """The designed W_K, W_Q, W_V do not send the outputs to their targets."""
 
     import numpy as np
 
-    Q, K, V = (X @ np.asarray(m, dtype=float) for m in (W_Q, W_K, W_V))
+    rho = variant["rho"]
+    frame = np.linalg.qr(
+        np.random.default_rng(variant["frame_seed"]).normal(size=(6, 6))
+    )[0]
+    u_a, u_b, u_c, u_d = (rho * frame[:, i] for i in range(4))
+    x = np.stack([u_d + u_b, u_a, u_c + u_b])
+    Q, K, V = (x @ np.asarray(m, dtype=float) for m in (W_Q, W_K, W_V))
     s = Q @ K.T  # rows = queries, unscaled
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     w /= w.sum(axis=-1, keepdims=True)
@@ -615,6 +840,7 @@ def a5_kqv_design_wrong_values_not():
 QUESTIONS["ex-a5-kqv-design"] = {
     "points": 4,
     "answer": ["W_K", "W_Q", "W_V"],
+    "variant": "a5-frame",
     "describe": (
         "W_K, W_Q, W_V: the projection matrices, arrays of shape (6, 6) for the "
         "sequence X above\n"
