@@ -178,10 +178,11 @@ def abh_q1d_draw(seed):
 
 def abh_q1d_cell(variant):
     """The student's MLP on vec(x): hidden_mlp, and w1, w2 of that hidden width (for
-    seed 0 the book's shapes, drawn anew: no question reads their entries). Uses the
-    chapter's T and D, defined before."""
-    h = variant["hidden_mlp"]
+    seed 0 the book's shapes, drawn anew: no question reads their entries), for the
+    chapter's 6 tokens of width D."""
+    h, width = variant["hidden_mlp"], variant["D"]
     return (
+        f"T, D = 6, {width}  # the chapter's example: 6 tokens of width {width}\n"
         f"hidden_mlp = {h}\n"
         f"w1 = np.random.default_rng({h}).normal(\n"
         "    0.0, 1 / np.sqrt(T * D), (hidden_mlp, T * D)\n"
@@ -195,7 +196,7 @@ def abh_q1d_cell(variant):
 VARIANTS["abh-q1d"] = {
     "draw": abh_q1d_draw,
     "cell": abh_q1d_cell,
-    "names": ["hidden_mlp", "w1", "w2"],
+    "names": ["T", "D", "hidden_mlp", "w1", "w2"],
     "after": "ex-abh-q1d",
     "describe": "the hidden width hidden_mlp of the MLP on vec(x) (weights w1, w2)",
 }
