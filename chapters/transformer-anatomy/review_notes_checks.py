@@ -249,25 +249,25 @@ QUESTIONS["ex-tr-heads-vs-layers"] = {
 
 def tr_causal_draw(seed):
     """The number of tokens T of the mask question, for one student. Seed 0 gives
-    the book's running T = 5; other seeds one of 4, 6, 7, 8 (at least 4, so that the
-    solution's check can change tokens after position 3)."""
-    import numpy as np
-
+    the book's running T = 5; the others cycle through 6, 7, 8, 4, 9, 10 (at least 4,
+    so that the solution's check can change the tokens after position 3), so that
+    neighbouring seeds differ."""
     if seed == 0:
         return {"T": 5}
-    return {"T": int(np.random.default_rng(seed).choice([4, 6, 7, 8]))}
+    return {"T": [6, 7, 8, 4, 9, 10][(seed - 1) % 6]}
 
 
 def tr_causal_cell(variant):
     """Python source of the data cell of the mask question: T, and the running batch
-    x of the multi-head section cut or repeated to T tokens, so that the chapter's
-    later cells, which use both, still agree."""
+    x of the multi-head section drawn again with T tokens, so that the chapter's
+    later cell that masks x with causal_mask(T) still runs (it prints nothing that
+    depends on x's numbers)."""
     return (
         "# your number of tokens T for this question\n"
         f"T = {variant['T']}\n"
-        "# the running batch x of the multi-head section, its tokens repeated or\n"
-        "# cut to T, for the chapter's later cells\n"
-        "x = x[:, np.arange(T) % x.shape[1]]  # (Bsz, T, E)\n"
+        "# the running batch x of the multi-head section (Bsz = 3, E = 8), drawn\n"
+        "# again with T tokens for the chapter's later cells\n"
+        "x = np.random.default_rng(5).normal(size=(3, T, 8))  # (Bsz, T, E)\n"
     )
 
 
@@ -343,13 +343,11 @@ QUESTIONS["ex-tr-causal"] = {
 
 def tr_dropout_draw(seed):
     """The drop probability p of the dropout question, for one student. Seed 0
-    gives the book's p = 0.1; other seeds one of 0.05, 0.2, 0.25, 0.3, 0.4, 0.5."""
-    import numpy as np
-
+    gives the book's p = 0.1; the others cycle through 0.2, 0.3, 0.05, 0.25, 0.4,
+    0.5, so that neighbouring seeds differ."""
     if seed == 0:
         return {"p": 0.1}
-    choices = [0.05, 0.2, 0.25, 0.3, 0.4, 0.5]
-    return {"p": choices[int(np.random.default_rng(seed).integers(len(choices)))]}
+    return {"p": [0.2, 0.3, 0.05, 0.25, 0.4, 0.5][(seed - 1) % 6]}
 
 
 def tr_dropout_cell(variant):
