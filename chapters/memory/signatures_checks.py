@@ -40,11 +40,61 @@ def sigch_ex_area_random_paths(swept_area):
 
 
 def sigch_ex_area_words(area_words):
-    """area_words should list the words whose terms give the area: S^12 and S^21, or
-    by the shuffle identity S^1, S^2 and one of them."""
+    """area_words is not a smallest set of signature entries that determines the
+    area: every word needed, none that could be left out.
+    """
 
-    words = sorted(tuple(int(a) for a in w) for w in area_words)
-    assert words in ([(0, 1), (1, 0)], [(0,), (0, 1), (1,)], [(0,), (1,), (1, 0)])
+    import itertools
+    import math
+
+    import numpy as np
+
+    words = [tuple(int(a) for a in w) for w in area_words]
+    assert words, "a list of words"
+    assert len(set(words)) == len(words), "each word once"
+    assert len(words) <= 8, "at most 8 words"
+    assert all(1 <= len(w) <= 4 and set(w) <= {0, 1} for w in words), (
+        "words of one to four 0-based letters, 0 or 1"
+    )
+    # Entries of piecewise linear paths by Chen's identity, segment by segment:
+    # S^w(path + step) = sum over the splits w = ab of S^a(path) step^b / |b|!.
+    prefixes = sorted({w[:i] for w in words for i in range(len(w) + 1)}, key=len)
+    rng = np.random.default_rng(41)
+    entries, areas = [], []
+    for _ in range(120):
+        path = rng.normal(size=(int(rng.integers(2, 7)), 2)).cumsum(axis=0)
+        value = dict.fromkeys(prefixes, 0.0)
+        value[()] = 1.0
+        for step in np.diff(path, axis=0):
+            value = {
+                w: sum(
+                    value[w[:i]]
+                    * math.prod(step[a] for a in w[i:])
+                    / math.factorial(len(w) - i)
+                    for i in range(len(w) + 1)
+                )
+                for w in prefixes
+            }
+        entries.append([value[w] for w in words])
+        chord, step = path[:-1] - path[0], np.diff(path, axis=0)
+        areas.append(0.5 * np.sum(chord[:, 0] * step[:, 1] - chord[:, 1] * step[:, 0]))
+    entries, areas = np.array(entries), np.array(areas)
+
+    def determines(columns):
+        # The area is a polynomial of the entries (a function of them at all only
+        # if of degree <= 2: level k scales like theta^k, the area like theta^2).
+        e = entries[:, columns]
+        pairs = itertools.combinations_with_replacement(range(len(columns)), 2)
+        features = [np.ones(len(e)), *e.T, *(e[:, i] * e[:, j] for i, j in pairs)]
+        a = np.array(features).T
+        fit = np.linalg.lstsq(a, areas, rcond=None)[0]
+        return np.linalg.norm(a @ fit - areas) <= 1e-8 * np.linalg.norm(areas)
+
+    everything = list(range(len(words)))
+    assert determines(everything), "these entries do not determine the area"
+    assert not any(determines([i for i in everything if i != j]) for j in everything), (
+        "a word that could be left out"
+    )
 
 
 def sigch_ex_area_wrong_1_based():
@@ -75,6 +125,10 @@ def sigch_ex_area_wrong_unsigned_area():
 QUESTIONS["sigch-ex-area"] = {
     "points": 3,
     "answer": ["swept_area", "area_words"],
+    "fixed": (
+        "the answers are a function of any planar path and a list of words; no "
+        "numbers are given"
+    ),
     "describe": (
         "swept_area(path): the signed area (counter-clockwise positive) swept by "
         "the chord from path[0]\n"
@@ -215,6 +269,10 @@ def sigch_ex_recall_wrong_the_sheet():
 QUESTIONS["sigch-ex-recall"] = {
     "points": 5,
     "answer": ["reconstruct_increment", "fourier_from_terms"],
+    "fixed": (
+        "the answers are functions of any terms, times and frequency; the checks "
+        "draw their own paths"
+    ),
     "describe": (
         "terms: the array (S^{1^k 2}(X))_{k<N} of a time-augmented path X = (t, "
         "u(t)), letter 1 = time.\n"

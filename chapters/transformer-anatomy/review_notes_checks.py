@@ -5,9 +5,47 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
 
 
 # --- ex-tr-softmax-axis
+
+
+def tr_softmax_axis_draw(seed):
+    """The batch x whose scores the softmax question normalises, for one student.
+
+    Seed 0 gives the book's: 2 sentences of 4 tokens of width 3, drawn by the
+    chapter's first cell. Other seeds draw the sizes (B in 2..3, T in 3..5, E in
+    2..4) and the entries (normal, two decimals), so the weights change.
+    """
+    import numpy as np
+
+    if seed == 0:
+        return {"x": np.random.default_rng(0).normal(size=(2, 4, 3)).tolist()}
+    rng = np.random.default_rng(seed)
+    size = (int(rng.integers(2, 4)), int(rng.integers(3, 6)), int(rng.integers(2, 5)))
+    return {"x": rng.normal(size=size).round(2).tolist()}
+
+
+def tr_softmax_axis_cell(variant):
+    """Python source of the data cell of the softmax question: the batch x and its
+    scores, as the chapter's first cell defines them."""
+    sentences = "".join(f"        {sentence!r},\n" for sentence in variant["x"])
+    return (
+        "# your batch for this question: B sentences of T tokens of width E\n"
+        f"x = np.array(\n    [\n{sentences}    ]\n)  # (B, T, E)\n"
+        "B, T, E = x.shape\n"
+        "scores = x @ x.mT  # (B, T, E) @ (B, E, T) -> (B, T, T)\n"
+    )
+
+
+VARIANTS["tr-softmax-axis"] = {
+    "draw": tr_softmax_axis_draw,
+    "cell": tr_softmax_axis_cell,
+    "names": ["x", "B", "T", "E", "scores"],
+    "after": "ex-tr-softmax-axis",
+    "describe": "the batch x (B, T, E) and its scores of the softmax question",
+}
 
 
 def tr_softmax_axis_shape(w_rows, scores):
@@ -19,18 +57,19 @@ def tr_softmax_axis_shape(w_rows, scores):
     assert np.all(np.asarray(w_rows) >= 0), "weights are not negative"
 
 
-def tr_softmax_axis_rows(w_rows, scores):
-    """The weights are not a softmax over each row of the scores (one distribution
+def tr_softmax_axis_rows(w_rows, variant):
+    """The weights are not a softmax over each row of your scores (one distribution
     per query).
     """
 
     import numpy as np
 
-    s = np.asarray(scores, dtype=float)
+    x = np.asarray(variant["x"], dtype=float)
+    s = np.einsum("bie,bje->bij", x, x)  # the scores of your batch, (B, T, T)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
-    np.testing.assert_allclose(
-        w_rows, e / e.sum(axis=-1, keepdims=True), rtol=1e-12, atol=1e-15
-    )
+    expected = e / e.sum(axis=-1, keepdims=True)
+    assert np.shape(w_rows) == expected.shape, "one weight per score of your batch"
+    np.testing.assert_allclose(w_rows, expected, rtol=1e-12, atol=1e-15)
 
 
 def tr_softmax_axis_wrong_column_wise(scores):
@@ -50,8 +89,9 @@ def tr_softmax_axis_wrong_softmax_over(scores):
 QUESTIONS["ex-tr-softmax-axis"] = {
     "points": 2,
     "answer": ["w_rows"],
+    "variant": "tr-softmax-axis",
     "describe": (
-        "w_rows: the attention weights of `scores` (shape (b, l, l)), each "
+        "w_rows: the attention weights of your `scores` (shape (B, T, T)), each "
         "query's a distribution over the keys"
     ),
     "public": [tr_softmax_axis_shape],
@@ -109,6 +149,7 @@ def tr_bilinear_wrong_softmax_of():
 QUESTIONS["ex-tr-bilinear"] = {
     "points": 2,
     "answer": ["pair_score"],
+    "fixed": "the answer is a function of any x_i, x_j, W_Q, W_K; no numbers are given",
     "describe": (
         "pair_score(x_i, x_j, Wq, Wk): the product q_i^T k_j of query x_i and key "
         "x_j (vectors of shape (d,)), before the 1/sqrt(d_k) scaling"
@@ -136,7 +177,25 @@ def tr_scaling_verdict(protects_against):
     argument.
     """
 
-    assert protects_against == "vanishing"
+    import numpy as np
+
+    # The verdict from the computation the exercise asks for: the mean norm of the
+    # softmax Jacobian diag(w) - w w^T of rows of 16 products q.k at a large width,
+    # unscaled and divided by sqrt(d_k).
+    rng = np.random.default_rng(29)
+    dk, rows, keys = 1024, 100, 16
+    q, k = rng.normal(size=(rows, dk)), rng.normal(size=(rows, keys, dk))
+    s = np.einsum("rd,rkd->rk", q, k)
+    size = {}
+    for how, scale in (("unscaled", 1.0), ("scaled", 1 / np.sqrt(dk))):
+        z = s * scale
+        w = np.exp(z - z.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        jac = w[:, :, None] * np.eye(keys) - w[:, :, None] * w[:, None, :]
+        size[how] = np.linalg.norm(jac, axis=(1, 2)).mean()
+    # A Jacobian that shrinks without the scaling passes gradients that vanish.
+    smaller = size["unscaled"] < size["scaled"]
+    assert protects_against == ("vanishing" if smaller else "exploding")
 
 
 def tr_scaling_wrong_the_notes():
@@ -147,6 +206,7 @@ def tr_scaling_wrong_the_notes():
 QUESTIONS["ex-tr-scaling"] = {
     "points": 1,
     "answer": ["protects_against"],
+    "fixed": "the answer is one of two words, the same whatever widths are sampled",
     "describe": (
         'protects_against: "vanishing" or "exploding", the gradients the scaling '
         "protects against"
@@ -187,6 +247,39 @@ QUESTIONS["ex-tr-heads-vs-layers"] = {
 # --- ex-tr-causal
 
 
+def tr_causal_draw(seed):
+    """The number of tokens T of the mask question, for one student. Seed 0 gives
+    the book's running T = 5; the others cycle through 6, 7, 8, 4, 9, 10 (at least 4,
+    so that the solution's check can change the tokens after position 3), so that
+    neighbouring seeds differ."""
+    if seed == 0:
+        return {"T": 5}
+    return {"T": [6, 7, 8, 4, 9, 10][(seed - 1) % 6]}
+
+
+def tr_causal_cell(variant):
+    """Python source of the data cell of the mask question: T, and the running batch
+    x of the multi-head section drawn again with T tokens, so that the chapter's
+    later cell that masks x with causal_mask(T) still runs (it prints nothing that
+    depends on x's numbers)."""
+    return (
+        "# your number of tokens T for this question\n"
+        f"T = {variant['T']}\n"
+        "# the running batch x of the multi-head section (Bsz = 3, E = 8), drawn\n"
+        "# again with T tokens for the chapter's later cells\n"
+        "x = np.random.default_rng(5).normal(size=(3, T, 8))  # (Bsz, T, E)\n"
+    )
+
+
+VARIANTS["tr-causal"] = {
+    "draw": tr_causal_draw,
+    "cell": tr_causal_cell,
+    "names": ["T", "x"],
+    "after": "ex-tr-causal",
+    "describe": "the number of tokens T of the mask question",
+}
+
+
 def tr_causal_shapes(torch_bool_mask, additive, T):
     import numpy as np
 
@@ -196,14 +289,18 @@ def tr_causal_shapes(torch_bool_mask, additive, T):
     assert np.asarray(torch_bool_mask).dtype == bool, "a boolean mask"
 
 
-def tr_causal_masks(torch_bool_mask, additive, T):
+def tr_causal_masks(torch_bool_mask, additive, variant):
     """A mask has the wrong convention: True or -inf must mark the future positions
     only.
     """
 
     import numpy as np
 
-    future = np.triu(np.ones((T, T), dtype=bool), k=1)
+    n = variant["T"]
+    # Key j lies in the future of query i when j > i.
+    future = np.array([[j > i for j in range(n)] for i in range(n)])
+    assert np.shape(torch_bool_mask) == (n, n), "one entry per pair of your T tokens"
+    assert np.shape(additive) == (n, n), "one entry per pair of your T tokens"
     assert np.array_equal(torch_bool_mask, future), "True = may not attend"
     additive_ = np.asarray(additive, dtype=float)
     assert np.all(additive_[~future] == 0) and np.all(additive_[future] == -np.inf)
@@ -226,8 +323,9 @@ def tr_causal_wrong_attnsig_s(T):
 QUESTIONS["ex-tr-causal"] = {
     "points": 2,
     "answer": ["torch_bool_mask", "additive"],
+    "variant": "tr-causal",
     "describe": (
-        "for T tokens: torch_bool_mask, the causal attn_mask of "
+        "for your T tokens: torch_bool_mask, the causal attn_mask of "
         "torch.nn.MultiheadAttention (boolean);\n"
         "additive, the float mask added to the scores"
     ),
@@ -243,6 +341,33 @@ QUESTIONS["ex-tr-causal"] = {
 # --- ex-tr-dropout
 
 
+def tr_dropout_draw(seed):
+    """The drop probability p of the dropout question, for one student. Seed 0
+    gives the book's p = 0.1; the others cycle through 0.2, 0.3, 0.05, 0.25, 0.4,
+    0.5, so that neighbouring seeds differ."""
+    if seed == 0:
+        return {"p": 0.1}
+    return {"p": [0.2, 0.3, 0.05, 0.25, 0.4, 0.5][(seed - 1) % 6]}
+
+
+def tr_dropout_cell(variant):
+    """Python source of the data cell of the dropout question."""
+    return (
+        "# your drop probability p for this question: use it where the statement\n"
+        "# says p = 0.1\n"
+        f"p = {variant['p']!r}\n"
+    )
+
+
+VARIANTS["tr-dropout"] = {
+    "draw": tr_dropout_draw,
+    "cell": tr_dropout_cell,
+    "names": ["p"],
+    "after": "ex-tr-dropout",
+    "describe": "the drop probability p of the dropout question",
+}
+
+
 def tr_dropout_form(row, dropped, sums_to_one):
     import numpy as np
 
@@ -254,14 +379,15 @@ def tr_dropout_form(row, dropped, sums_to_one):
     assert sums_to_one in (True, False), "sums_to_one: True or False"
 
 
-def tr_dropout_dropout(row, dropped, sums_to_one):
+def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     """The dropout row is wrong: kept entries must be rescaled so that the mean is
     kept, not the sum.
     """
 
     import numpy as np
 
-    p, d, w = 0.1, np.asarray(dropped, dtype=float), np.asarray(row, dtype=float)
+    p, d = variant["p"], np.asarray(dropped, dtype=float)
+    w = np.asarray(row, dtype=float)
     assert sums_to_one is False
     # Every entry is dropped (0) or kept and scaled up by 1 / (1 - p).
     kept = np.isclose(d, w / (1 - p), rtol=1e-12, atol=0)
@@ -287,10 +413,11 @@ def tr_dropout_wrong_renormalised_rows(dropped):
 QUESTIONS["ex-tr-dropout"] = {
     "points": 2,
     "answer": ["row", "dropped", "sums_to_one"],
+    "variant": "tr-dropout",
     "describe": (
         "row: a row of attention weights; dropped: (n, len(row)) samples of "
         "inverted dropout\n"
-        "of row with p = 0.1, n >= 10000; sums_to_one: do the dropped rows still "
+        "of row with your p, n >= 10000; sums_to_one: do the dropped rows still "
         "sum to one?"
     ),
     "public": [tr_dropout_form],

@@ -1,29 +1,30 @@
 """Answers to review-notes.ipynb's checked questions by other routes
-(tests/test_grading_cases.py), with the notebook's names the checks read (scores, T,
-keep)."""
+(tests/test_grading_cases.py), with the notebook's names the checks and the typical
+mistakes read (scores, T, keep). An alternative that takes `variant` computes from
+the student's draw (`VARIANTS` of the checks file)."""
 
 
-def _scores():
+def rows_by_scipy(variant):
+    """The scores by einsum, the rows by scipy's softmax."""
     import numpy as np
-
-    x = np.random.default_rng(0).normal(size=(2, 4, 3))
-    return x @ x.swapaxes(-1, -2)  # (b, n, n), as the notebook's
-
-
-def rows_by_scipy():
     from scipy.special import softmax
 
-    scores = _scores()
+    x = np.array(variant["x"])
+    scores = np.einsum("bik,bjk->bij", x, x)  # (B, T, T)
     return {"scores": scores, "w_rows": softmax(scores, axis=-1)}
 
 
-def rows_by_log_sum_exp_loops():
-    """Each row by log-sum-exp, in nested lists."""
+def rows_by_log_sum_exp_loops(variant):
+    """The scores as sums of products, each row by log-sum-exp, in nested lists."""
     import math
 
-    scores = _scores()
+    scores = [
+        [[math.fsum(a * b for a, b in zip(xi, xj, strict=True)) for xj in sentence]
+         for xi in sentence]
+        for sentence in variant["x"]
+    ]  # fmt: skip
     w = []
-    for batch in scores.tolist():
+    for batch in scores:
         w.append([])
         for row in batch:
             top = max(row)
@@ -68,53 +69,53 @@ def scaling_mistake_a_phrase():
     return {"protects_against": "vanishing gradients"}
 
 
-T = 5
-
-
-def masks_by_comparison():
+def masks_by_comparison(variant):
     import numpy as np
 
+    T = variant["T"]
     i, j = np.indices((T, T))
     return {"T": T, "torch_bool_mask": j > i,
             "additive": np.where(j > i, -np.inf, 0.0)}  # fmt: skip
 
 
-def masks_from_torch():
+def masks_from_torch(variant):
     import torch
 
+    T = variant["T"]
     bool_mask = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
     additive = torch.zeros(T, T).masked_fill(bool_mask, float("-inf"))
     return {"T": T, "torch_bool_mask": bool_mask.numpy(), "additive": additive.numpy()}
 
 
-def _row_and_keep(seed):
+def _row_and_keep(seed, p):
     import numpy as np
 
     rng = np.random.default_rng(seed)
     logits = rng.normal(size=6)
     row = np.exp(logits) / np.exp(logits).sum()
-    return row, rng.random(size=(20000, 6)) >= 0.1
+    return row, rng.random(size=(20000, 6)) >= p
 
 
-def dropout_with_a_boolean_mask():
+def dropout_with_a_boolean_mask(variant):
     """Inverted dropout: kept entries divided by 1 - p."""
     import numpy as np
 
-    row, keep = _row_and_keep(1)
-    dropped = np.where(keep, row / 0.9, 0.0)
+    p = variant["p"]
+    row, keep = _row_and_keep(1, p)
+    dropped = np.where(keep, row / (1 - p), 0.0)
     return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
 
 
-def dropout_with_torch():
+def dropout_with_torch(variant):
     """torch.nn.functional.dropout in training mode on 20000 copies of the row."""
     import numpy as np
     import torch
 
-    row, _ = _row_and_keep(2)
+    row, _ = _row_and_keep(2, variant["p"])
     torch.manual_seed(0)
     copies = torch.as_tensor(np.tile(row, (20000, 1)))
-    dropped = torch.nn.functional.dropout(copies, p=0.1, training=True).numpy()
-    return {"row": row, "dropped": dropped, "sums_to_one": bool(0)}
+    dropped = torch.nn.functional.dropout(copies, p=variant["p"], training=True)
+    return {"row": row, "dropped": dropped.numpy(), "sums_to_one": bool(0)}
 
 
 ALTERNATIVES = {

@@ -109,6 +109,17 @@ def recall_by_legendre_from_numpy():
     }
 
 
+def area_words_all_of_level_two():
+    """Every word of level two: the area is a function of them, but two are not
+    needed (the question asks which entries, and how many)."""
+    return {"area_words": [(0, 0), (0, 1), (1, 0), (1, 1)]}
+
+
+def area_words_by_the_shuffle_identity_with_both():
+    """S^1, S^2 and both level-two words: either of the last two can go."""
+    return {"area_words": [(0,), (1,), (0, 1), (1, 0)]}
+
+
 ALTERNATIVES = {
     "sigch-ex-area": [
         area_by_the_shuffle_identity,
@@ -119,4 +130,10 @@ ALTERNATIVES = {
         recall_by_the_hilbert_matrix_in_high_precision,
         recall_by_legendre_from_numpy,
     ],
+}
+MISTAKES = {
+    "sigch-ex-area": [
+        area_words_all_of_level_two,
+        area_words_by_the_shuffle_identity_with_both,
+    ]
 }
