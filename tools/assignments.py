@@ -282,7 +282,7 @@ def master_notebook(nb, name: str, path: Path):
         if not manual:
             cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
-            for src, config in grading.test_cases_of(spec):
+            for src, config in grading.test_cases_of(spec, q["name"]):
                 cells.append(_test_cell(src, config))
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))
