@@ -285,6 +285,9 @@ def recall_pairs_wrong_the_copying():
 QUESTIONS["ex-recall-pairs"] = {
     "points": 4,
     "answer": ["ideal_scale", "soft_scales"],
+    "builds": [
+        "attnsig.recall.analysis.ideal_critical_scale",
+    ],
     "describe": (
         "ideal_scale(n): the scale of block 2 above which every answerable "
         "prompt with n pairs is\n"

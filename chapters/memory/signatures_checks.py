@@ -75,6 +75,10 @@ def sigch_ex_area_wrong_unsigned_area():
 QUESTIONS["sigch-ex-area"] = {
     "points": 3,
     "answer": ["swept_area", "area_words"],
+    "builds": [
+        "attnsig.signature.levy_area",
+        "attnsig.signature.levy_area_matrix",
+    ],
     "describe": (
         "swept_area(path): the signed area (counter-clockwise positive) swept by "
         "the chord from path[0]\n"
@@ -215,6 +219,13 @@ def sigch_ex_recall_wrong_the_sheet():
 QUESTIONS["sigch-ex-recall"] = {
     "points": 5,
     "answer": ["reconstruct_increment", "fourier_from_terms"],
+    "builds": [
+        "attnsig.reconstruction.increment_from_legendre",
+        "attnsig.reconstruction.legendre_coefficients_from_terms",
+        "attnsig.reconstruction.increment_from_monomial",
+        "attnsig.reconstruction.monomial_coefficients_from_terms",
+        "attnsig.reconstruction.fourier_coefficient_from_terms",
+    ],
     "describe": (
         "terms: the array (S^{1^k 2}(X))_{k<N} of a time-augmented path X = (t, "
         "u(t)), letter 1 = time.\n"

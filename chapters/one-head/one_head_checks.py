@@ -70,6 +70,10 @@ def onehead_copy_wrong_the_number():
 QUESTIONS["ex-onehead-copy"] = {
     "points": 3,
     "answer": ["smallest_gap"],
+    "builds": [
+        "attnsig.bounds.copy_gap",
+        "attnsig.bounds.subset_gap",
+    ],
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
         "keys and\n"
@@ -243,6 +247,12 @@ def onehead_average_wrong_the_copy(a, b, eps, means, n):
 QUESTIONS["ex-onehead-average"] = {
     "points": 3,
     "answer": ["q_eps"],
+    "builds": [
+        "attnsig.constructions.average_query_by_gap",
+        "attnsig.constructions.average_query",
+        "attnsig.bounds.subset_gap",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "q_eps: on the test bed (keys `means`, values `values`, a = 0, b = 1), "
         "your averaging\n"

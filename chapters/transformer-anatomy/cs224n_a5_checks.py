@@ -53,6 +53,11 @@ def a5_copy_wrong_natural_scale():
 QUESTIONS["ex-a5-copy"] = {
     "points": 1,
     "answer": ["copy_gap"],
+    "builds": [
+        "attnsig.bounds.copy_gap",
+        "attnsig.bounds.subset_gap",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "copy_gap: the smallest score gap Delta for which n = 4 keys give the "
         "winner a weight of at least\n"
@@ -163,6 +168,9 @@ def a5_average_wrong_the_sheet():
 QUESTIONS["ex-a5-average"] = {
     "points": 2,
     "answer": ["average_query", "outside_weight"],
+    "builds": [
+        "attnsig.bounds.outside_weight",
+    ],
     "describe": (
         "average_query(keys, a, b, beta): your query q, shape (d,), for "
         "orthonormal keys (the rows of\n"
