@@ -45,7 +45,7 @@ COVERAGE = 0.75
 # The keys a question's spec may have (tools/assignments.py describes them).
 SPEC_KEYS = {
     "points", "answer", "describe", "public", "hidden", "wrong", "rubric", "manual",
-    "kind", "verdicts", "builds", "builds_in_cells",
+    "kind", "verdicts", "builds", "builds_in_cells", "variant", "fixed",
 }  # fmt: skip
 _START = re.compile(r"```+\{solution-start\}\s*(\S+)")
 _EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
