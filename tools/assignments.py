@@ -53,6 +53,12 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   stated precision tolerates the rounding it implies): `tests/grading_cases/
   <chapter>.py` gives each auto-checked question two or more answers by other routes,
   which must score full marks (tests/test_grading_cases.py, without notebooks).
+  A question that asks the student to build what the package provides lists those
+  functions, `"builds": ["attnsig.bounds.copy_gap", ...]` (every name a student may
+  reach them by that is a different function object, such as a private fast path):
+  the graded run blocks them while a check calls the question's function answers
+  and, with `"builds_in_cells": True` (a value answer), while its answer cells run;
+  the question gets a public check that warns at once (`tools.grading.blocking`).
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
