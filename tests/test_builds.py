@@ -258,3 +258,70 @@ def test_public_check_warns_at_once():
         ["attnsig.bounds.noisy_weights"],
         False,
     ]
+
+
+def test_public_check_reads_the_answer_cell(monkeypatch):
+    """A value answer: the public check reads the cell that binds it (the notebook's
+    input history) and fails when that cell calls a blocked function."""
+    import IPython
+
+    spec = _question("cs224n-a5", "ex-a5-copy")["spec"]
+    env = {}
+    exec(compile(grading.builds_check("a5_copy", spec), "check.py", "exec"), env)
+    check = env["a5_copy_builds"]
+    for cell, fails in (
+        ("copy_gap = bounds.copy_gap(4, 0.05)", True),
+        (
+            "from attnsig.bounds import subset_gap\ncopy_gap = subset_gap(4, 1, 0.05)",
+            True,
+        ),
+        ("copy_gap = math.log(57)\nprint(bounds.copy_gap)", False),
+    ):
+        shell = type("Shell", (), {"user_ns": {"In": ["", cell, "print(1)"]}})()
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if fails:
+            with pytest.raises(AssertionError, match=MESSAGE):
+                check(3.9)
+        else:
+            check(3.9)
+
+
+def test_the_zip_carries_the_builds(tmp_path):
+    """The judge reads a question's builds from the autograder zip's test file, as the
+    checks file declares them."""
+    path = CHAPTERS["one-head"]
+    dest = assignments.build_one(path, tmp_path)
+    built = grading.read_checks(dest / "autograder" / "autograder.zip")
+    for q in assignments.questions(path):
+        if q["answer_cell"] is None:
+            continue
+        check = grading.load_check(built[q["name"]], f"{q['name']}.py")
+        assert check["builds"] == q["spec"].get("builds", []), q["label"]
+        assert check["builds_in_cells"] == bool(q["spec"].get("builds_in_cells"))
+
+
+def test_a_chapter_graded_with_one_line_answers(tmp_path):
+    """attention-bounds from its autograder zip: the solution scores full marks; the
+    same notebook with one question answered by the package loses that question only.
+    """
+    path = CHAPTERS["attention-bounds"]
+    dest = assignments.build_one(path, tmp_path / "out")
+    solution = nbformat.read(dest / "autograder" / f"{path.stem}.ipynb", as_version=4)
+    one_line = nbformat.from_dict(json.loads(json.dumps(solution)))
+    check = next(
+        i
+        for i, c in enumerate(one_line.cells)
+        if c.source.strip() == 'grader.check("bounds_noisy")'
+    )
+    one_line.cells.insert(
+        check, nbformat.v4.new_code_cell("noisy_w = bounds.noisy_weights")
+    )
+    subs = [tmp_path / "solution.ipynb", tmp_path / "one-line.ipynb"]
+    nbformat.write(solution, subs[0])
+    nbformat.write(one_line, subs[1])
+    zip_path = dest / "autograder" / "autograder.zip"
+    full, lost = grading.grade(zip_path, subs, jobs=2, timeout=300)
+    assert full["status"] == lost["status"] == "ok"
+    assert full["total"] == full["possible"], full
+    assert lost["bounds_noisy"] == 0
+    assert lost["total"] == full["total"] - full["bounds_noisy"], lost

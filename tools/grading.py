@@ -191,9 +191,9 @@ with client.setup_kernel():
     send(event="done", errors=errors)
     reply = os.path.join(os.getcwd(), ".reply")
     ask = nbformat.v4.new_code_cell(
-        f"_attnsig_reply_path = {reply!r}\n" + ASK + "\n" + BLOCK + "\n"
-        + "__attnsig_restore()\n"
-    )
+        f"_attnsig_reply_path = {reply!r}\n" + ASK
+        + "\nglobals().get('__attnsig_restore', lambda: None)()\n" + BLOCK
+    )  # the last answer cells' blocks lifted, the blocking function defined afresh
     nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
     client.execute_cell(ask, n)
     for line in sys.stdin:
@@ -465,7 +465,7 @@ def {name}_builds({args}):
     import re
     import types
 
-    blocked = {blocked!r}  # attnsig builds
+    blocked = {blocked!r}
     in_cells = {in_cells!r}
     answers = {answers!r}
     message = "{{}} is not available for question {name}: build it yourself"
@@ -554,14 +554,20 @@ def builds_check(name: str, spec: dict) -> str:
 
 def builds_of(source: str) -> tuple[list[str], bool]:
     """A test file's `builds` (the names its question blocks) and `builds_in_cells`,
-    read from its builds check (`builds_check`)."""
+    read from its builds check (`builds_check`; otter rewrites the source, so it is
+    read as a syntax tree)."""
     import ast
 
-    m = re.search(r"^\s+blocked = (\[.*?\])  # attnsig builds$", source, re.M)
-    if not m:
-        return [], False
-    cells = re.search(r"^\s+in_cells = (True|False)$", source, re.M)
-    return ast.literal_eval(m.group(1)), bool(cells and cells.group(1) == "True")
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_builds"):
+            for stmt in node.body:
+                if isinstance(stmt, ast.Assign) and isinstance(
+                    stmt.targets[0], ast.Name
+                ):
+                    if stmt.targets[0].id in ("blocked", "in_cells"):
+                        found[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+    return list(found.get("blocked", [])), bool(found.get("in_cells", False))
 
 
 def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
