@@ -398,8 +398,6 @@ class Session:
 # --- Build it yourself: the package's answer functions blocked where a question asks
 # for them (a question's `builds`, tools/assignments.py)
 
-BUILD_IT = "is not available for question {question}: build it yourself"
-
 
 def blocking(names, question):
     """Replace the functions `names` (dotted, "attnsig.bounds.copy_gap") by a stub that
