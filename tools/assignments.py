@@ -62,6 +62,12 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   `distribute` puts after the `after` exercise's statement, defining `names`. A hidden
   check taking an argument `variant` gets `draw(seed)` of the student's roster seed
   (`tools.questions.variant_check`, `tools.grading.with_seed`); the rules: CONTRIBUTING.
+  A question that asks the student to build what the package provides lists those
+  functions, `"builds": ["attnsig.bounds.copy_gap", ...]` (every name a student may
+  reach them by that is a different function object, such as a private fast path):
+  the graded run blocks them while a check calls the question's function answers
+  and, with `"builds_in_cells": True` (a value answer), while its answer cells run;
+  the question gets a public check that warns at once (`tools.grading.blocking`).
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
@@ -302,7 +308,7 @@ def master_notebook(nb, name: str, path: Path):
         if not manual:
             cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
-            for src, config in grading.test_cases_of(spec):
+            for src, config in grading.test_cases_of(spec, q["name"]):
                 cells.append(_test_cell(src, config))
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))

@@ -129,7 +129,7 @@ km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=ipc)
 client = Client(nb, km=km, timeout=None, allow_errors=True,
                 resources={"metadata": {"path": os.getcwd()}})
 ASK = '''
-def __attnsig_reply(op, name, payload):
+def __attnsig_reply(op, name, payload, builds=(), question=""):
     import base64, pickle
     try:
         if name not in globals():
@@ -138,7 +138,11 @@ def __attnsig_reply(op, name, payload):
             v = globals()[name]
             if op == "call":
                 a, k = pickle.loads(base64.b64decode(payload))
-                v = v(*a, **k)
+                restore = __attnsig_blocking(builds, question)
+                try:
+                    v = v(*a, **k)
+                finally:
+                    restore()
             top = type(v).__module__.split(".")[0]
             routine = callable(v) and not isinstance(v, type) and top != "sympy"
             if op == "get" and routine:
@@ -153,15 +157,34 @@ def __attnsig_reply(op, name, payload):
     with open(_attnsig_reply_path, "wb") as f:
         f.write(data)
 '''
+builds = {"source": "", "regions": {}}
+if os.path.exists("builds.json"):
+    with open("builds.json") as f:
+        builds = json.load(f)
+regions = {int(k): (tuple(v[0]), v[1]) for k, v in builds["regions"].items()}
+NONE = "def __attnsig_blocking(names, question):\n    return lambda: None\n"
+BLOCK = builds["source"] or NONE
+BLOCK += "\n__attnsig_restore = lambda: None\n"
 t0 = time.monotonic()
 with client.setup_kernel():
     errors, n = [], len(nb.cells)
+    active = None
+    if regions:  # nbclient stores an executed cell at its index: the first is put back
+        first = nb.cells[0]
+        client.execute_cell(nbformat.v4.new_code_cell(BLOCK), 0)
+        nb.cells[0] = first
     try:
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             print(f"[grading] cell {i + 1} of {n} at {time.monotonic() - t0:.1f} s",
                   file=sys.stderr, flush=True)
+            if regions.get(i) != active:  # a question's answer cells: builds blocked
+                active = regions.get(i)
+                names, question = active or ((), "")
+                switch = "__attnsig_restore()\n__attnsig_restore = "
+                switch += f"__attnsig_blocking({list(names)!r}, {question!r})"
+                client.execute_cell(nbformat.v4.new_code_cell(switch), i)
             client.execute_cell(cell, i)
             for out in cell.outputs:
                 if out.output_type == "error":
@@ -172,13 +195,16 @@ with client.setup_kernel():
         raise SystemExit(1)
     send(event="done", errors=errors)
     reply = os.path.join(os.getcwd(), ".reply")
-    ask = nbformat.v4.new_code_cell(f"_attnsig_reply_path = {reply!r}\n" + ASK)
+    ask = nbformat.v4.new_code_cell(
+        f"_attnsig_reply_path = {reply!r}\n" + ASK
+        + "\nglobals().get('__attnsig_restore', lambda: None)()\n" + BLOCK
+    )  # the last answer cells' blocks lifted, the blocking function defined afresh
     nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
     client.execute_cell(ask, n)
     for line in sys.stdin:
-        op, name, payload = json.loads(line)
+        op, name, payload, *blocked = json.loads(line)
         cell = nbformat.v4.new_code_cell(
-            f"__attnsig_reply({op!r}, {name!r}, {payload!r})")
+            f"__attnsig_reply({op!r}, {name!r}, {payload!r}, *{blocked!r})")
         client.execute_cell(cell, n + 1)
         try:
             with open(reply, "rb") as f:
@@ -284,15 +310,19 @@ def hint_of(source: str) -> str | None:
     return first.replace('"', "'").replace("\\", "/") or None
 
 
-def test_cases_of(spec: dict) -> list[tuple[str, dict]]:
+def test_cases_of(spec: dict, name: str = "question") -> list[tuple[str, dict]]:
     """A question's checks as otter's test cases: (source, test config) in order.
 
     A public check tests the form and says so (`FORM_OK`), first saying "not answered
     yet" on a stub; in a question with partial credit it is worth nothing. A hidden
-    check's hint is its docstring's first paragraph (`hint_of`).
+    check's hint is its docstring's first paragraph (`hint_of`). A question that
+    `builds` package functions gets one more public check (`builds_check`).
     """
     found = []
-    for source in spec.get("public", []):
+    public = list(spec.get("public", []))
+    if spec.get("builds"):
+        public.append(builds_check(name, spec))
+    for source in public:
         config = {"hidden": False, "success_message": FORM_OK}
         if spec.get("partial"):
             config["points"] = 0
@@ -328,10 +358,12 @@ class Session:
 
     def __init__(self, proc: subprocess.Popen):
         self.proc, self.values = proc, {}
+        self.builds = {}  # answer name -> (package functions blocked, question)
 
     def ask(self, op: str, name: str, payload: str = ""):
+        blocked = list(self.builds.get(name, ())) if op == "call" else []
         try:
-            self.proc.stdin.write(json.dumps([op, name, payload]) + "\n")
+            self.proc.stdin.write(json.dumps([op, name, payload, *blocked]) + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         except OSError:
@@ -366,6 +398,232 @@ class Session:
             return reply[1]
         detail = reply[1] if isinstance(reply, tuple) and len(reply) > 1 else reply
         raise StudentError(f"{name} raised {detail}")
+
+
+# --- Build it yourself: the package's answer functions blocked where a question asks
+# for them (a question's `builds`, tools/assignments.py)
+
+
+def blocking(names, question):
+    """Replace the functions `names` (dotted, "attnsig.bounds.copy_gap") by a stub that
+    raises "<name> is not available for question <question>: build it yourself", and
+    return the function that puts them back.
+
+    The function object keeps its identity and gets the stub's code, so that every
+    reference to it (a module attribute, an alias or re-export, a name the notebook
+    imported, a default argument, a partial) is blocked; a call from inside `attnsig`
+    (another package function using it) still reaches the original. Runs in the
+    grading kernel (its source is sent there) and in the judge's tests.
+    """
+    import importlib
+    import types
+
+    undo = []
+    for dotted in names:
+        module_name, _, attr = dotted.rpartition(".")
+        try:
+            function = getattr(importlib.import_module(module_name), attr)
+            code = function.__code__
+        except (ImportError, AttributeError):
+            continue
+        message = (
+            f"{dotted} is not available for question {question}: build it yourself"
+        )
+        original = types.FunctionType(
+            code, function.__globals__, function.__name__, function.__defaults__,
+            function.__closure__,
+        )  # fmt: skip
+        original.__kwdefaults__ = function.__kwdefaults__
+        registry = function.__globals__.setdefault("__attnsig_originals__", {})
+        registry[dotted] = original
+        source = (
+            "def stub(*args, **kwargs):\n"
+            "    import sys\n"
+            "    caller = sys._getframe(1).f_globals.get('__name__') or ''\n"
+            "    if caller.split('.')[0] == 'attnsig':\n"
+            f"        return __attnsig_originals__[{dotted!r}](*args, **kwargs)\n"
+            f"    raise NotImplementedError({message!r})\n"
+        )
+        made = {}
+        exec(compile(source, f"<blocked {dotted}>", "exec"), made)
+        try:
+            function.__code__ = made["stub"].__code__
+        except ValueError:  # a closure: the stub cannot take its place
+            continue
+        undo.append((function, code))
+
+    def restore():
+        for function, code in reversed(undo):
+            function.__code__ = code
+
+    return restore
+
+
+_BUILDS_CHECK = '''
+def {name}_builds({args}):
+    """An answer calls the package's own function instead of building it."""
+    import functools
+    import importlib
+    import inspect
+    import re
+    import types
+
+    blocked = {blocked!r}
+    in_cells = {in_cells!r}
+    answers = {answers!r}
+    message = "{{}} is not available for question {name}: build it yourself"
+    targets = {{}}
+    for dotted in blocked:
+        module, _, attr = dotted.rpartition(".")
+        try:
+            targets[dotted] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            pass
+
+    def names_of(code):
+        found, stack = set(), [code]
+        while stack:
+            c = stack.pop()
+            found |= set(c.co_names)
+            stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        return found
+
+    def uses(f, depth=0):
+        if isinstance(f, functools.partial):
+            inner = [g for g in (f.func, *f.args) if callable(g)]
+            return next(filter(None, (uses(g, depth + 1) for g in inner)), None)
+        if inspect.ismethod(f):  # the judge's own route to an answer in the kernel
+            return None
+        for dotted, target in targets.items():
+            if f is target:
+                return dotted
+        code = getattr(f, "__code__", None)
+        if code is None or depth > 3:
+            return None
+        space, names = getattr(f, "__globals__", {{}}), names_of(code)
+        held = [space.get(n) for n in names]
+        held += [c.cell_contents for c in f.__closure__ or ()]
+        held += [*(f.__defaults__ or ())]
+        names |= set(code.co_freevars)
+        for dotted, target in targets.items():
+            short = dotted.rpartition(".")[2]
+            package = any(
+                inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig"
+                for h in held
+            )
+            if any(h is target for h in held) or short in names and package:
+                return dotted
+        for h in held:
+            if inspect.isfunction(h) and h is not f and h.__module__ == f.__module__:
+                if found := uses(h, depth + 1):
+                    return found
+        return None
+
+    for value in ({args},):
+        if callable(value):
+            found = uses(value)
+            assert found is None, message.format(found)
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    history = list(shell.user_ns.get("In", [])) if shell and in_cells else []
+    for answer in answers:
+        head = r"^[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"
+        binds = re.compile(head + answer + r"\\b[^=\\n]*=(?!=)", re.M)
+        cell = next((c for c in reversed(history) if binds.search(c)), "")
+        for dotted in targets:
+            short = dotted.rpartition(".")[2]
+            called = rf"\\b{{short}}\\s*\\(|import.*\\b{{short}}\\b"
+            assert not re.search(called, cell), message.format(dotted)
+'''
+
+
+def builds_check(name: str, spec: dict) -> str:
+    """The public check of a question with `builds`: it fails at once, with the graded
+    run's message, when a function answer calls one of the package functions it must
+    build (or is one), or, with `builds_in_cells`, when the cell that binds a value
+    answer calls one."""
+    return _BUILDS_CHECK.format(
+        name=name,
+        args=", ".join(spec["answer"]),
+        blocked=list(spec["builds"]),
+        in_cells=bool(spec.get("builds_in_cells")),
+        answers=list(spec["answer"]),
+    ).lstrip()
+
+
+def builds_of(source: str) -> tuple[list[str], bool]:
+    """A test file's `builds` (the names its question blocks) and `builds_in_cells`,
+    read from its builds check (`builds_check`; otter rewrites the source, so it is
+    read as a syntax tree)."""
+    import ast
+
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_builds"):
+            for stmt in node.body:
+                if isinstance(stmt, ast.Assign) and isinstance(
+                    stmt.targets[0], ast.Name
+                ):
+                    if stmt.targets[0].id in ("blocked", "in_cells"):
+                        found[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+    return list(found.get("blocked", [])), bool(found.get("in_cells", False))
+
+
+def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
+    """For each answer name of a question with `builds`: what a call of it blocks."""
+    found = {}
+    for check in checks.values():
+        if check.get("builds"):
+            for tc in check["cases"]:
+                for p in tc.params:
+                    found[p] = (check["builds"], check["name"])
+    return found
+
+
+def note_builds(result: dict) -> None:
+    """Tell a student whose answer cell called a blocked function (the cell stopped
+    there, so the answer may be missing) why the question lost its points."""
+    for name, out in result["questions"].items():
+        said = f"for question {name}: build it yourself"
+        found = [e.split(": ", 1)[-1] for e in result["log"] if said in e]
+        if found and out["score"] == 0:
+            out["hints"] = list(dict.fromkeys([found[0], *out["hints"]]))
+
+
+def write_builds(scratch: Path, regions: dict) -> None:
+    """`builds.json` for the runner: `blocking`'s source (as `__attnsig_blocking`)
+    and the answer regions (`answer_regions`)."""
+    source = inspect.getsource(blocking).replace(
+        "def blocking(", "def __attnsig_blocking("
+    )
+    data = {"source": source, "regions": {str(k): v for k, v in regions.items()}}
+    (scratch / "builds.json").write_text(json.dumps(data))
+
+
+def answer_regions(cells, checks: dict) -> dict[int, tuple[list[str], str]]:
+    """The code cells of a submission where a question with `builds_in_cells` blocks
+    its builds: the cells between its statement (or an earlier check cell) and its
+    `grader.check` cell, by index, with (names, question)."""
+    found = {}
+    for i, cell in enumerate(cells):
+        m = re.match(r'\s*grader\.check\("(\w+)"\)', cell.source)
+        if cell.cell_type != "code" or not m or m.group(1) not in checks:
+            continue
+        check = checks[m.group(1)]
+        if not (check.get("builds") and check.get("builds_in_cells")):
+            continue
+        j = i - 1
+        while j >= 0 and cells[j].metadata.get("editable") is not False:
+            if cells[j].cell_type == "code":
+                if re.match(r"\s*grader\.", cells[j].source):
+                    break
+                found[j] = (check["builds"], check["name"])
+            j -= 1
+    return found
 
 
 # --- Judging one submission (in its own interpreter)
@@ -405,7 +663,9 @@ def load_check(source: str, path: str) -> dict:
         for k, v in saved.items():
             sys.modules.pop(k) if v is None else sys.modules.update({k: v})
     cases = [v for v in env.values() if isinstance(v, test_case)]
-    return _check(env["name"], cases, env.get("points"), env.get("all_or_nothing"))
+    check = _check(env["name"], cases, env.get("points"), env.get("all_or_nothing"))
+    check["builds"], check["builds_in_cells"] = builds_of(source)
+    return check
 
 
 def _check(name: str, cases: list, total, all_or_nothing) -> dict:
@@ -427,7 +687,7 @@ def check_of(name: str, spec: dict) -> dict:
     """A question's check made from its spec (`tools.questions.questions`), as the
     autograder zip's test file holds it, without building the assignment."""
     cases = []
-    for source, config in test_cases_of(spec):
+    for source, config in test_cases_of(spec, name):
         env = {}
         exec(compile(source, f"{name}.py", "exec"), env)
         func = next(v for v in env.values() if inspect.isfunction(v))
@@ -438,7 +698,10 @@ def check_of(name: str, spec: dict) -> dict:
             failure_message=config.get("failure_message"),
         )
         cases.append(case(func))
-    return _check(name, cases, spec.get("points", 1), not spec.get("partial"))
+    check = _check(name, cases, spec.get("points", 1), not spec.get("partial"))
+    check["builds"] = list(spec.get("builds", []))
+    check["builds_in_cells"] = bool(spec.get("builds_in_cells"))
+    return check
 
 
 def read_checks(autograder_zip: Path) -> dict[str, str]:
@@ -488,6 +751,7 @@ def judge(
         reason = f"not a readable notebook ({type(exc).__name__}: {first})"
         result.update(status="invalid", reason=reason)
         return result
+    write_builds(Path(scratch), answer_regions(nb.cells, checks))
     for c in nb.cells:  # kept, so that cell numbers are the submission's
         if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):
             c.cell_type, c.source, c.metadata = "raw", "", {}
@@ -510,8 +774,10 @@ def judge(
             result.update(status="error", reason=reason)
             return result
         session = Session(proc)
+        session.builds = builds_by_name(checks)
         for name, check in checks.items():
             judge_question(check, session, result["questions"][name], log, seed)
+        note_builds(result)
     finally:
         proc.kill()
         proc.wait()
@@ -564,8 +830,8 @@ class Exported:
     """Answers handed to the judge as a dict, as if exported from a notebook: each
     value read back through the same data-only unpickler, a function's results too."""
 
-    def __init__(self, answers: dict):
-        self.answers = answers
+    def __init__(self, answers: dict, builds=(), question: str = ""):
+        self.answers, self.builds, self.question = answers, list(builds), question
 
     def value(self, name: str):
         if name not in self.answers:
@@ -582,10 +848,13 @@ class Exported:
             raise StudentError(f"the value cannot be read ({exc})") from None
 
     def _call(self, function, *args, **kwargs):
+        restore = blocking(self.builds, self.question)
         try:
             value = function(*args, **kwargs)
         except Exception as exc:
             raise StudentError(f"raised {type(exc).__name__}: {exc}"[:300]) from None
+        finally:
+            restore()
         return self._read(value)
 
 
@@ -595,7 +864,8 @@ def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
     variant `seed`. The tests grade alternative and mistaken answers this way, without
     running a notebook."""
     out, log = {"score": 0.0, "hints": []}, []
-    judge_question(check, Exported(answers), out, log, seed)
+    exported = Exported(answers, check.get("builds", ()), check["name"])
+    judge_question(check, exported, out, log, seed)
     return {**out, "log": log}
 
 

@@ -45,7 +45,7 @@ COVERAGE = 0.75
 # The keys a question's spec may have (tools/assignments.py describes them).
 SPEC_KEYS = {
     "points", "answer", "describe", "public", "hidden", "wrong", "rubric", "manual",
-    "kind", "verdicts", "variant", "fixed",
+    "kind", "verdicts", "builds", "builds_in_cells", "variant", "fixed",
 }  # fmt: skip
 # The keys of a `VARIANTS` entry, and the argument by which a hidden check gets the
 # student's draw (reserved: never an answer name).

@@ -425,6 +425,12 @@ def abh_q3b_wrong_transposed_map(a_s, Vn):
 QUESTIONS["ex-abh-q3b"] = {
     "points": 3,
     "answer": ["a_s", "out_s", "a_r", "out_r"],
+    "builds": [
+        "attnsig.attention.scaled_dot_product_attention",
+        "attnsig._attention_core._scaled_dot_product",
+        "attnsig._attention_core._attend",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "a_s, out_s: attention map and output with the 1/sqrt(d_k) scaling;\n"
         "a_r, out_r: the same without it (arrays, at least four decimals)"

@@ -172,6 +172,10 @@ def bounds_copy_wrong_the_sheet():
 QUESTIONS["ex-bounds-copy"] = {
     "points": 2,
     "answer": ["q_copy", "copy_worst"],
+    "builds": [
+        "attnsig.constructions.copy_query",
+        "attnsig.bounds.copy_worst_case_length",
+    ],
     "describe": (
         "q_copy(keys, eps): for unit keys of shape (n, d) with k_1 = keys[0] at "
         "distance >= copy_distance\n"
@@ -345,6 +349,10 @@ def bounds_average_wrong_the_sheet():
 QUESTIONS["ex-bounds-average"] = {
     "points": 2,
     "answer": ["q_avg", "avg_shortest"],
+    "builds": [
+        "attnsig.constructions.average_query",
+        "attnsig.bounds.average_min_length",
+    ],
     "describe": (
         "q_avg(keys, eps): for orthonormal keys of shape (n, d), a query of "
         "shape (d,) with\n"
@@ -439,6 +447,9 @@ def bounds_noisy_wrong_weights_swapped():
 QUESTIONS["ex-bounds-noisy"] = {
     "points": 2,
     "answer": ["noisy_w"],
+    "builds": [
+        "attnsig.bounds.noisy_weights",
+    ],
     "describe": (
         "noisy_w(n, eps, gamma): the pair (alpha_1, alpha_2) of weights of the "
         "query\n"
@@ -605,6 +616,10 @@ def bounds_heads_wrong_the_sufficient():
 QUESTIONS["ex-bounds-heads"] = {
     "points": 2,
     "answer": ["two_heads", "head1_length"],
+    "builds": [
+        "attnsig.constructions.two_head_queries",
+        "attnsig.bounds.head_scale_needed",
+    ],
     "describe": (
         "two_heads(u, k2, n, eps): the two queries as an array of shape (2, d), "
         "row 0 = q^(1),\n"

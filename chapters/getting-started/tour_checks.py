@@ -69,6 +69,12 @@ def tour_1d_wrong_no_factorial():
 QUESTIONS["ex-tour-1d"] = {
     "points": 2,
     "answer": ["signature_term"],
+    "builds": [
+        "attnsig.signature.signature",
+        "attnsig._signature_numpy.signature",
+        "attnsig._signature_numpy.signature_horner",
+        "attnsig._signature_numpy.signature_meet_in_middle",
+    ],
     "describe": (
         "signature_term(a, k): the level-k term of the signature of X_t = a t, k >= 1"
     ),

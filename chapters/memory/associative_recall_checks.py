@@ -5,6 +5,129 @@ CONTRIBUTING.md describe the format.
 """
 
 QUESTIONS: dict[str, dict] = {}
+VARIANTS: dict[str, dict] = {}
+
+
+# --- Variants: the numbers each student gets (seed 0: the book's)
+
+
+def recall_perfect_draw(seed):
+    """The prompt read at the sheet's scale: three pairs with distinct letters and
+    distinct digits, one letter queried (never B after seed 0, the book's answer)."""
+    import numpy as np
+
+    if seed == 0:
+        return {"prompt": "A6B8C3B?"}
+    rng = np.random.default_rng(seed)
+    letters = rng.choice(list("ACDEFGHIJKLMNOPQRSTUVWXYZ"), 3, replace=False)
+    digits = rng.choice(list("0123456789"), 3, replace=False)
+    queried = letters[rng.integers(3)]
+    pairs = "".join(f"{k}{v}" for k, v in zip(letters, digits, strict=True))
+    return {"prompt": f"{pairs}{queried}?"}
+
+
+def recall_perfect_cell(variant):
+    """Source of the data cell of ex-recall-perfect."""
+    return f"sheet_prompt = {variant['prompt']!r}  # read at the sheet's scale\n"
+
+
+VARIANTS["recall-perfect"] = {
+    "draw": recall_perfect_draw,
+    "cell": recall_perfect_cell,
+    "names": ["sheet_prompt"],
+    "after": "ex-recall-perfect",
+    "describe": "the prompt read at the sheet's scale (A6B8C3B? in the book)",
+}
+
+
+def recall_scale_draw(seed):
+    """The scale at which the accuracy is asked besides beta = 0: the sheet's
+    1/sqrt(111) in the book, else one of 1.75, 1.9, 2, 2.05, between the scales where
+    a class of prompts starts being recalled (below 1.6 the accuracy stays 19/100)."""
+    import numpy as np
+
+    if seed == 0:
+        return {"scale": float(1 / np.sqrt(111)), "shown": "1 / math.sqrt(111)"}
+    scale = (1.75, 1.9, 2.0, 2.05)[int(np.random.default_rng(seed).integers(4))]
+    return {"scale": scale, "shown": f"{scale:g}"}
+
+
+def recall_scale_cell(variant):
+    """Source of the data cell of ex-recall-scale."""
+    return f"scale_asked = {variant['shown']}  # the scale of acc_sheet\n"
+
+
+VARIANTS["recall-scale"] = {
+    "draw": recall_scale_draw,
+    "cell": recall_scale_cell,
+    "names": ["scale_asked"],
+    "after": "ex-recall-scale",
+    "describe": "the scale of acc_sheet (the sheet's 1/sqrt(111) in the book)",
+}
+
+
+def recall_pairs_draw(seed):
+    """The numbers of pairs n whose beta*(n) is asked: 2, 3, 4, 5 in the book, else
+    three of them (the chapter checks the hardest class against all classes there)."""
+    import numpy as np
+
+    if seed == 0:
+        return {"ns": [2, 3, 4, 5]}
+    left_out = int(np.random.default_rng(seed).integers(2, 6))
+    return {"ns": [n for n in (2, 3, 4, 5) if n != left_out]}
+
+
+def recall_pairs_cell(variant):
+    """Source of the data cell of ex-recall-pairs."""
+    return f"pair_counts = {variant['ns']!r}  # the n of soft_scales\n"
+
+
+VARIANTS["recall-pairs"] = {
+    "draw": recall_pairs_draw,
+    "cell": recall_pairs_cell,
+    "names": ["pair_counts"],
+    "after": "ex-recall-pairs",
+    "describe": "the numbers of pairs n of soft_scales (2, 3, 4, 5 in the book)",
+}
+
+
+def recall_malformed_draw(seed):
+    """Two malformed prompts of three pairs: the queried key missing; a key stored
+    twice with two different values and queried (its other pair anywhere)."""
+    import numpy as np
+
+    if seed == 0:
+        return {"missing": "A6B8C3Z?", "repeated": "A6B8B3B?"}
+    rng = np.random.default_rng(seed)
+    letters = rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 4, replace=False)
+    digits = rng.choice(list("0123456789"), 3, replace=False)
+    pairs = "".join(f"{k}{v}" for k, v in zip(letters[:3], digits, strict=True))
+    missing = f"{pairs}{letters[3]}?"
+    twice, other = letters[:2]
+    slots = [twice, twice, other]
+    rng.shuffle(slots)
+    values = rng.choice(list("0123456789"), 3, replace=False)
+    while {v for k, v in zip(slots, values, strict=True) if k == twice} == {"8", "3"}:
+        values = rng.choice(list("0123456789"), 3, replace=False)  # not the book's
+    stored = "".join(f"{k}{v}" for k, v in zip(slots, values, strict=True))
+    return {"missing": missing, "repeated": f"{stored}{twice}?"}
+
+
+def recall_malformed_cell(variant):
+    """Source of the data cell of ex-recall-malformed."""
+    return (
+        f"prompt_missing = {variant['missing']!r}  # the queried key is missing\n"
+        f"prompt_repeated = {variant['repeated']!r}  # the queried key stored twice\n"
+    )
+
+
+VARIANTS["recall-malformed"] = {
+    "draw": recall_malformed_draw,
+    "cell": recall_malformed_cell,
+    "names": ["prompt_missing", "prompt_repeated"],
+    "after": "ex-recall-malformed",
+    "describe": "the two malformed prompts (A6B8C3Z? and A6B8B3B? in the book)",
+}
 
 
 # --- ex-recall-perfect
@@ -49,18 +172,17 @@ def recall_perfect_recalls(answer_prompts):
     assert len(found) == len(prompts) and wrong == 0, f"{wrong} prompts answered wrong"
 
 
-def recall_perfect_sheet_scale(sheet_scale_answer):
+def recall_perfect_sheet_scale(sheet_scale_answer, variant):
     """The token read out at the sheet's scale is not the chapter's model's answer:
     run it at that scale.
     """
+    from collections import Counter
 
-    import math
-
-    from attnsig import recall
-
-    model_ = recall.build_transformer(3)
-    guess = recall.predict(model_, "A6B8C3B?", 1 / math.sqrt(111))[0]
-    assert sheet_scale_answer == recall.VOCAB[guess]
+    # At a scale this small every row is near uniform: the read-out counts the tokens
+    # of the prompt (the final "?" carries value 0), and one token occurs most often.
+    (top, most), (_, second) = Counter(variant["prompt"][:-1]).most_common(2)
+    assert most > second, "the draw should have one most frequent token"
+    assert sheet_scale_answer == top
 
 
 def recall_perfect_wrong_the_sheet():
@@ -89,6 +211,7 @@ def recall_perfect_wrong_latest():
 
 QUESTIONS["ex-recall-perfect"] = {
     "points": 4,
+    "variant": "recall-perfect",
     "answer": ["answer_prompts", "sheet_scale_answer"],
     "describe": (
         "answer_prompts(prompts): the construction (the chapter's or your own) as a "
@@ -99,7 +222,8 @@ QUESTIONS["ex-recall-perfect"] = {
         "and queried pair;\n"
         "sheet_scale_answer: the token (a one-character string) the chapter's "
         "`model` (the package's\n"
-        "construction) answers on A6B8C3B? at the sheet's scale beta = 1/sqrt(111)"
+        "construction) answers on sheet_prompt at the sheet's scale beta = "
+        "1/sqrt(111)"
     ),
     "public": [recall_perfect_form],
     "hidden": [recall_perfect_recalls, recall_perfect_sheet_scale],
@@ -160,17 +284,25 @@ def recall_scale_critical(beta_star):
     assert abs(float(beta_star) - expected) < 1e-3
 
 
-def recall_scale_accuracy(acc_sheet, acc_zero):
+def recall_scale_accuracy(acc_sheet, acc_zero, variant):
     """The accuracies at the two scales are off: evaluate the model on every prompt."""
-
-    import math
+    import itertools
+    from fractions import Fraction
 
     from attnsig import recall
 
+    # Every choice of three values and the queried pair, letters A, B, C: renaming
+    # letters changes nothing for this model, so these are all prompts in proportion.
     model_ = recall.build_transformer(3)
-    for value, g in ((acc_sheet, 1 / math.sqrt(111)), (acc_zero, 0.0)):
-        expected = recall.exact_accuracy(model_, g)  # a Fraction
-        assert abs(float(value) - float(expected)) < 1e-9, f"beta = {g:.4f}"
+    prompts = [
+        "A{}B{}C{}{}?".format(*values, "ABC"[q])
+        for values in itertools.product("0123456789", repeat=3)
+        for q in range(3)
+    ]
+    for value, g in ((acc_sheet, float(variant["scale"])), (acc_zero, 0.0)):
+        right = int((recall.margins(model_, prompts, g) > 0).sum())
+        expected = Fraction(right, len(prompts))
+        assert abs(float(value) - float(expected)) < 1e-9, "an accuracy is off"
 
 
 def recall_scale_wrong_a_random(random_acc):
@@ -194,13 +326,14 @@ def recall_scale_wrong_the_sheet(literal_critical):
 
 QUESTIONS["ex-recall-scale"] = {
     "points": 3,
+    "variant": "recall-scale",
     "answer": ["beta_star", "acc_sheet", "acc_zero"],
     "describe": (
         "for the chapter's `model` (3 pairs): beta_star, the smallest scale "
         "above which every\n"
         "answerable prompt is recalled (a float, 3 decimals); acc_sheet, "
         "acc_zero: the fraction of\n"
-        "ALL answerable prompts recalled correctly at beta = 1/sqrt(111) and at "
+        "ALL answerable prompts recalled correctly at beta = scale_asked and at "
         "beta = 0 (exact:\n"
         "a Fraction, or a float within 1e-9)"
     ),
@@ -228,11 +361,11 @@ QUESTIONS["ex-recall-scale"] = {
 # --- ex-recall-pairs
 
 
-def recall_pairs_form(ideal_scale, soft_scales):
+def recall_pairs_form(ideal_scale, soft_scales, pair_counts):
     assert callable(ideal_scale), "define ideal_scale as a function of n"
     float(ideal_scale(3))  # a number
-    assert isinstance(soft_scales, dict) and set(soft_scales) == {2, 3, 4, 5}, (
-        "soft_scales: keys 2, 3, 4, 5"
+    assert isinstance(soft_scales, dict) and set(soft_scales) == set(pair_counts), (
+        "soft_scales: one key for each n of pair_counts"
     )
 
 
@@ -245,12 +378,13 @@ def recall_pairs_ideal(ideal_scale):
         assert abs(float(ideal_scale(n)) - math.log(max(2, n - 1))) < 1e-9, f"n = {n}"
 
 
-def recall_pairs_soft(soft_scales):
+def recall_pairs_soft(soft_scales, variant):
     """The soft scales are off for some number of pairs n."""
 
     from attnsig import recall
 
-    for n in range(2, 6):
+    assert set(soft_scales) == set(variant["ns"]), "one scale for each n asked"
+    for n in variant["ns"]:
         m = recall.build_transformer(n)
         # the hardest class (the chapter checks it against all classes for n <= 5)
         expected = recall.critical_scales(m, recall.hardest_tokens(n), iterations=40)[0]
@@ -284,14 +418,18 @@ def recall_pairs_wrong_the_copying():
 
 QUESTIONS["ex-recall-pairs"] = {
     "points": 4,
+    "variant": "recall-pairs",
     "answer": ["ideal_scale", "soft_scales"],
+    "builds": [
+        "attnsig.recall.analysis.ideal_critical_scale",
+    ],
     "describe": (
         "ideal_scale(n): the scale of block 2 above which every answerable "
         "prompt with n pairs is\n"
         "recalled when block 1 is exact (temperature zero), a function of n = 1, "
         "..., 26;\n"
-        "soft_scales: a dict n -> beta*(n) for n = 2, 3, 4, 5, both blocks at "
-        "the same scale\n"
+        "soft_scales: a dict n -> beta*(n) for each n of pair_counts, both "
+        "blocks at the same scale\n"
         "(recall.build_transformer(n), 3 decimals)"
     ),
     "public": [recall_pairs_form],
@@ -337,22 +475,27 @@ def recall_malformed_form(readout_missing, readout_repeated):
         )
 
 
-def recall_malformed_readouts(readout_missing, readout_repeated):
+def recall_malformed_readouts(readout_missing, readout_repeated, variant):
     """The readouts for the missing or the repeated key are off: run the model on
     those prompts.
     """
-
-    import math
-
     import numpy as np
 
-    from attnsig import recall
-
-    model_ = recall.build_transformer(3)
-    for r, prompt in ((readout_missing, "A6B8C3Z?"), (readout_repeated, "A6B8B3B?")):
-        trace = recall.run(model_, prompt, math.inf, check_answerable=False)
-        np.testing.assert_allclose(
-            r, trace.logits[0, -1], rtol=0, atol=1e-9, err_msg=prompt
+    vocab = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ?"  # the order of recall.VOCAB
+    for r, prompt in (
+        (readout_missing, variant["missing"]),
+        (readout_repeated, variant["repeated"]),
+    ):
+        # At temperature zero the last query attends equally to itself (value 0) and
+        # to the r positions that follow a copy of the queried key (their values).
+        key, pairs = prompt[-2], prompt[:-2]
+        found = [pairs[i + 1] for i in range(0, len(pairs), 2) if pairs[i] == key]
+        expected = np.zeros(len(vocab))
+        for value in found:
+            expected[vocab.index(value)] += 1 / (len(found) + 1)
+        assert np.shape(r) == expected.shape, "one number per token"
+        assert np.allclose(np.asarray(r, dtype=float), expected, rtol=0, atol=1e-9), (
+            "a read-out is off"
         )
 
 
@@ -381,15 +524,16 @@ def recall_wrong_latest(letter):
 
 QUESTIONS["ex-recall-malformed"] = {
     "points": 2,
+    "variant": "recall-malformed",
     "answer": ["readout_missing", "readout_repeated"],
     "describe": (
         "the read-out at the last position (trace.logits[0, -1], 37 numbers in "
         "the order of\n"
         "recall.VOCAB) of the chapter's `model` at temperature zero (scale "
         "math.inf), run with\n"
-        "check_answerable=False: readout_missing for A6B8C3Z?\n"
-        "(the queried key is missing), readout_repeated for A6B8B3B? (B stored "
-        "twice, values 8 and 3)"
+        "check_answerable=False: readout_missing for prompt_missing\n"
+        "(the queried key is missing), readout_repeated for prompt_repeated (the "
+        "queried key stored twice)"
     ),
     "public": [recall_malformed_form],
     "hidden": [recall_malformed_readouts],

@@ -129,6 +129,10 @@ QUESTIONS["sigch-ex-area"] = {
         "the answers are a function of any planar path and a list of words; no "
         "numbers are given"
     ),
+    "builds": [
+        "attnsig.signature.levy_area",
+        "attnsig.signature.levy_area_matrix",
+    ],
     "describe": (
         "swept_area(path): the signed area (counter-clockwise positive) swept by "
         "the chord from path[0]\n"
@@ -273,6 +277,13 @@ QUESTIONS["sigch-ex-recall"] = {
         "the answers are functions of any terms, times and frequency; the checks "
         "draw their own paths"
     ),
+    "builds": [
+        "attnsig.reconstruction.increment_from_legendre",
+        "attnsig.reconstruction.legendre_coefficients_from_terms",
+        "attnsig.reconstruction.increment_from_monomial",
+        "attnsig.reconstruction.monomial_coefficients_from_terms",
+        "attnsig.reconstruction.fourier_coefficient_from_terms",
+    ],
     "describe": (
         "terms: the array (S^{1^k 2}(X))_{k<N} of a time-augmented path X = (t, "
         "u(t)), letter 1 = time.\n"

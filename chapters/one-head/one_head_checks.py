@@ -74,6 +74,10 @@ QUESTIONS["ex-onehead-copy"] = {
     "fixed": (
         "the answer is a function of any n_keys and eps; the statement gives no numbers"
     ),
+    "builds": [
+        "attnsig.bounds.copy_gap",
+        "attnsig.bounds.subset_gap",
+    ],
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
         "keys and\n"
@@ -320,6 +324,12 @@ QUESTIONS["ex-onehead-average"] = {
     "points": 3,
     "answer": ["q_eps"],
     "variant": "onehead-bed",
+    "builds": [
+        "attnsig.constructions.average_query_by_gap",
+        "attnsig.constructions.average_query",
+        "attnsig.bounds.subset_gap",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "q_eps: on your test bed (keys `means`, values `values`, a and b of your "
         "data cell), your\n"

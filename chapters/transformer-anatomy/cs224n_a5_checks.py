@@ -98,6 +98,11 @@ QUESTIONS["ex-a5-copy"] = {
     "points": 1,
     "answer": ["copy_gap"],
     "variant": "a5-copy",
+    "builds": [
+        "attnsig.bounds.copy_gap",
+        "attnsig.bounds.subset_gap",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "copy_gap: the smallest score gap Delta for which n_copy keys give the "
         "winner a weight of at least\n"
@@ -213,6 +218,9 @@ QUESTIONS["ex-a5-average"] = {
         "the answers are functions of any keys, a, b, beta and n; the statement "
         "gives no numbers"
     ),
+    "builds": [
+        "attnsig.bounds.outside_weight",
+    ],
     "describe": (
         "average_query(keys, a, b, beta): your query q, shape (d,), for "
         "orthonormal keys (the rows of\n"

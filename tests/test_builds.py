@@ -1,0 +1,331 @@
+"""Build it yourself: where a question asks for what the package provides, calling the
+package's function scores 0 on that question, and only there.
+
+A question's `builds` (its checks file) names the package functions it blocks
+(`tools.grading.blocking`): while a check calls one of its function answers, and, with
+`builds_in_cells`, while its answer cells run in the grading kernel. Its public check
+says so at once (`tools.grading.builds_check`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import zipfile
+
+import nbformat
+import pytest
+
+from tools import assignments, grading
+from tools.questions import load_checks, load_variants
+
+CHAPTERS = {p.stem: p for p in assignments.chapters() if assignments.questions(p)}
+BUILDS = [
+    (stem, label)
+    for stem, path in CHAPTERS.items()
+    for label, spec in (load_checks(path) or {}).items()
+    if spec.get("builds")
+]
+MESSAGE = "build it yourself"
+
+
+def _one_liners() -> dict[str, dict]:
+    """Per question with `builds`, the answers a student gets by calling the package
+    (the rest of the answers from the first alternative of tests/grading_cases)."""
+    import numpy as np
+
+    from attnsig import bounds, constructions, recall, reconstruction, signature
+
+    return {
+        "ex-bounds-copy": {
+            "q_copy": lambda keys, eps: constructions.copy_query(keys, 0, eps),
+            "copy_worst": bounds.copy_worst_case_length,
+        },
+        "ex-bounds-average": {
+            "q_avg": lambda keys, eps: constructions.average_query(keys, (0, 1), eps),
+            "avg_shortest": bounds.average_min_length,
+        },
+        "ex-bounds-noisy": {"noisy_w": bounds.noisy_weights},
+        "ex-bounds-heads": {
+            "two_heads": constructions.two_head_queries,
+            "head1_length": lambda n, eps: bounds.head_scale_needed(n, eps, 0.5),
+        },
+        "ex-onehead-copy": {"smallest_gap": bounds.copy_gap},
+        "ex-a5-average": {
+            "outside_weight": lambda b, n: bounds.outside_weight(b, n, subset_size=2)
+        },
+        "ex-recall-pairs": {"ideal_scale": recall.ideal_critical_scale},
+        "sigch-ex-area": {"swept_area": signature.levy_area},
+        "sigch-ex-recall": {
+            "reconstruct_increment": lambda terms, t: (
+                reconstruction.increment_from_legendre(
+                    reconstruction.legendre_coefficients_from_terms(terms), t
+                )
+            ),
+            "fourier_from_terms": reconstruction.fourier_coefficient_from_terms,
+        },
+        "ex-tour-1d": {
+            "signature_term": lambda a, k: signature.signature(
+                np.array([[0.0], [a]]), k
+            )[k - 1]
+        },
+    }
+
+
+def _question(stem: str, label: str) -> dict:
+    return next(q for q in assignments.questions(CHAPTERS[stem]) if q["label"] == label)
+
+
+def _first_alternative(stem: str, label: str) -> dict:
+    """The first alternative's answers, on the book's numbers (seed 0)."""
+    module = importlib.import_module(f"tests.grading_cases.{stem.replace('-', '_')}")
+    make = module.ALTERNATIVES[label][0]
+    if not make.__code__.co_argcount:
+        return make()
+    key = load_checks(CHAPTERS[stem])[label].get("variant")
+    return make(load_variants(CHAPTERS[stem])[key]["draw"](0) if key else None)
+
+
+def test_builds_name_package_functions():
+    """Each blocked name is a function of attnsig that the stub can replace."""
+    for stem, label in BUILDS:
+        for dotted in load_checks(CHAPTERS[stem])[label]["builds"]:
+            module, _, attr = dotted.rpartition(".")
+            function = getattr(importlib.import_module(module), attr)
+            assert module.split(".")[0] == "attnsig" and function.__closure__ is None
+            assert hasattr(function, "__code__"), dotted
+
+
+def test_blocking_restores_and_lets_the_package_call_itself():
+    from attnsig import bounds, constructions
+
+    before = bounds.subset_gap(4, 1, 0.1)
+    restore = grading.blocking(["attnsig.bounds.subset_gap"], "q")
+    try:
+        with pytest.raises(NotImplementedError, match=f"subset_gap .* q: {MESSAGE}"):
+            bounds.subset_gap(4, 1, 0.1)
+        assert bounds.copy_gap(4, 0.1) == before  # it calls subset_gap inside attnsig
+        constructions.copy_query_by_gap([[1.0, 0.0], [0.0, 1.0]], 0, 0.1)
+    finally:
+        restore()
+    assert bounds.subset_gap(4, 1, 0.1) == before
+
+
+@pytest.mark.parametrize(("stem", "label"), BUILDS, ids=[f"{s}:{q}" for s, q in BUILDS])
+def test_calling_the_package_scores_zero(stem, label):
+    """The package's one-line answer loses the question and says why; the same answers
+    judged without the block would pass, so the block alone takes the points."""
+    spec = _question(stem, label)["spec"]
+    check = grading.check_of(_question(stem, label)["name"], spec)
+    if spec.get("builds_in_cells"):
+        pytest.skip("a value answer: blocked in its cells (test_graded_run_blocks)")
+    answers = {**_first_alternative(stem, label), **_one_liners()[label]}
+    got = grading.judge_answers(check, answers)
+    assert got["score"] == 0
+    assert any(MESSAGE in h for h in got["hints"]), got["hints"]
+    free = {**check, "builds": []}
+    free["cases"] = [tc for tc in check["cases"] if not tc.name.endswith("_builds")]
+    free["possible"] = sum(tc.points for tc in free["cases"])
+    got = grading.judge_answers(free, answers)
+    assert got["hints"] == [], got["log"]
+
+
+# --- A graded run in the sandbox: the answer cells and the checks' calls
+
+
+def _test_file(name: str, spec: dict) -> str:
+    lines = [
+        "from otter.test_files import test_case",
+        "",
+        f"name = {name!r}",
+        f"points = {spec['points']}",
+        "all_or_nothing = True",
+        "",
+    ]
+    for source, config in grading.test_cases_of(spec, name):
+        lines.append(f"@test_case(hidden={config['hidden']})")
+        lines += [source, ""]
+    return "\n".join(lines)
+
+
+def _gap_ok(gap):
+    import math
+
+    assert abs(gap - math.log(57)) < 1e-12, "not the gap"
+
+
+def _other_ok(gap_too):
+    import math
+
+    assert abs(gap_too - math.log(57)) < 1e-12, "not the gap"
+
+
+def _fn_ok(gap_of):
+    import math
+
+    assert abs(gap_of(4, 0.05) - math.log(57)) < 1e-12, "not the gap"
+
+
+SPECS = {
+    "value": {
+        "points": 1,
+        "answer": ["gap"],
+        "hidden": [_gap_ok],
+        "builds": ["attnsig.bounds.copy_gap", "attnsig.bounds.subset_gap"],
+        "builds_in_cells": True,
+    },
+    "function": {
+        "points": 1,
+        "answer": ["gap_of"],
+        "hidden": [_fn_ok],
+        "builds": ["attnsig.bounds.copy_gap"],
+    },
+    "other": {"points": 1, "answer": ["gap_too"], "hidden": [_other_ok]},
+}
+
+
+def _notebook(value: str, function: str):
+    cell, md = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    setup = (
+        "import math\n\nfrom attnsig import bounds\nfrom attnsig.bounds import copy_gap"
+    )
+    cells = [cell(setup)]
+    for name, answer in (("value", value), ("function", function)):
+        statement = md(f"Question {name}")
+        statement.metadata["editable"] = False
+        cells += [statement, cell(answer), cell(f'grader.check("{name}")')]
+    # another question may call the package freely, and so may the book's cells
+    cells += [cell("gap_too = copy_gap(4, 0.05)"), cell('grader.check("other")')]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def test_graded_run_blocks(tmp_path):
+    from tools.questions import _spec
+
+    with zipfile.ZipFile(tmp_path / "autograder.zip", "w") as zf:
+        for name, raw in SPECS.items():
+            zf.writestr(f"tests/{name}.py", _test_file(name, _spec(raw, name)))
+    by_hand = "gap = math.log(3 * 0.95 / 0.05)"
+    defined = "def gap_of(n, eps):\n    return math.log((n - 1) * (1 - eps) / eps)"
+    cases = {
+        "by-hand": (by_hand, defined, {"value": 1, "function": 1, "other": 1}),
+        "package": (
+            "gap = bounds.copy_gap(4, 0.05)",
+            "gap_of = copy_gap",
+            {"value": 0, "function": 0, "other": 1},
+        ),
+        "imported": (
+            "gap = copy_gap(4, 0.05)\nprint(gap)",
+            "def gap_of(n, eps, f=bounds.subset_gap):\n    return f(n, 1, eps)",
+            {"value": 0, "function": 1, "other": 1},  # subset_gap: not blocked there
+        ),
+    }
+    subs = []
+    for stem, (value, function, _) in cases.items():
+        nbformat.write(_notebook(value, function), tmp_path / f"{stem}.ipynb")
+        subs.append(tmp_path / f"{stem}.ipynb")
+    rows = grading.grade(tmp_path / "autograder.zip", subs, jobs=2, timeout=120)
+    for row, (stem, (*_, expected)) in zip(rows, cases.items(), strict=True):
+        assert row["status"] == "ok", row
+        got = {q: row[q] for q in expected}
+        assert got == expected, (stem, row)
+    feedback = grading.grade_one(tmp_path / "autograder.zip", subs[2], 120)
+    hints = feedback["questions"]["value"]["hints"]
+    assert "attnsig.bounds.copy_gap is not available" in hints[0], hints
+
+
+def test_public_check_warns_at_once():
+    """The public check fails in the student's notebook on a function answer that
+    calls the package, naming the function, and passes on one built by hand."""
+    spec = _question("attention-bounds", "ex-bounds-noisy")["spec"]
+    source = grading.builds_check("bounds_noisy", spec)
+    env = {}
+    exec(compile(source, "check.py", "exec"), env)
+    check = env["bounds_noisy_builds"]
+    from attnsig import bounds
+    from attnsig.bounds import noisy_weights
+
+    for wrapped in (
+        bounds.noisy_weights,
+        lambda n, e, g: noisy_weights(n, e, g),
+        lambda n, e, g: bounds.noisy_weights(n, e, g),
+    ):
+        with pytest.raises(AssertionError, match="attnsig.bounds.noisy_weights"):
+            check(wrapped)
+
+    def by_hand(n, eps, gamma):
+        r = n / eps
+        return r**gamma / (r**gamma + r + n - 2), r / (r**gamma + r + n - 2)
+
+    check(by_hand)
+    assert json.loads(json.dumps(grading.builds_of(source))) == [
+        ["attnsig.bounds.noisy_weights"],
+        False,
+    ]
+
+
+def test_public_check_reads_the_answer_cell(monkeypatch):
+    """A value answer: the public check reads the cell that binds it (the notebook's
+    input history) and fails when that cell calls a blocked function."""
+    import IPython
+
+    spec = _question("cs224n-a5", "ex-a5-copy")["spec"]
+    env = {}
+    exec(compile(grading.builds_check("a5_copy", spec), "check.py", "exec"), env)
+    check = env["a5_copy_builds"]
+    for cell, fails in (
+        ("copy_gap = bounds.copy_gap(4, 0.05)", True),
+        (
+            "from attnsig.bounds import subset_gap\ncopy_gap = subset_gap(4, 1, 0.05)",
+            True,
+        ),
+        ("copy_gap = math.log(57)\nprint(bounds.copy_gap)", False),
+    ):
+        shell = type("Shell", (), {"user_ns": {"In": ["", cell, "print(1)"]}})()
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if fails:
+            with pytest.raises(AssertionError, match=MESSAGE):
+                check(3.9)
+        else:
+            check(3.9)
+
+
+def test_the_zip_carries_the_builds(tmp_path):
+    """The judge reads a question's builds from the autograder zip's test file, as the
+    checks file declares them."""
+    path = CHAPTERS["one-head"]
+    dest = assignments.build_one(path, tmp_path)
+    built = grading.read_checks(dest / "autograder" / "autograder.zip")
+    for q in assignments.questions(path):
+        if q["answer_cell"] is None:
+            continue
+        check = grading.load_check(built[q["name"]], f"{q['name']}.py")
+        assert check["builds"] == q["spec"].get("builds", []), q["label"]
+        assert check["builds_in_cells"] == bool(q["spec"].get("builds_in_cells"))
+
+
+def test_a_chapter_graded_with_one_line_answers(tmp_path):
+    """attention-bounds from its autograder zip: the solution scores full marks; the
+    same notebook with one question answered by the package loses that question only.
+    """
+    path = CHAPTERS["attention-bounds"]
+    dest = assignments.build_one(path, tmp_path / "out")
+    solution = nbformat.read(dest / "autograder" / f"{path.stem}.ipynb", as_version=4)
+    one_line = nbformat.from_dict(json.loads(json.dumps(solution)))
+    check = next(
+        i
+        for i, c in enumerate(one_line.cells)
+        if c.source.strip() == 'grader.check("bounds_noisy")'
+    )
+    one_line.cells.insert(
+        check, nbformat.v4.new_code_cell("noisy_w = bounds.noisy_weights")
+    )
+    subs = [tmp_path / "solution.ipynb", tmp_path / "one-line.ipynb"]
+    nbformat.write(solution, subs[0])
+    nbformat.write(one_line, subs[1])
+    zip_path = dest / "autograder" / "autograder.zip"
+    full, lost = grading.grade(zip_path, subs, jobs=2, timeout=300)
+    assert full["status"] == lost["status"] == "ok"
+    assert full["total"] == full["possible"], full
+    assert lost["bounds_noisy"] == 0
+    assert lost["total"] == full["total"] - full["bounds_noisy"], lost
