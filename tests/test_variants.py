@@ -139,7 +139,11 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     exercise, their own numbers and nothing of a check; graded with the roster, each
     student's own answer scores, another's numbers lose, a stranger is unknown."""
     roster = tmp_path / "roster.csv"
-    roster.write_text("id,name,email\nann,Ann,ann@x.org\nbob,Bob,\ncy,Cy,\n")
+    # Bob's and Cy's seeds are fixed, so that their answers differ (Bob hands in Cy's
+    # work below); Ann's is drawn.
+    roster.write_text(
+        "id,name,email,variant\nann,Ann,ann@x.org,\nbob,Bob,,11\ncy,Cy,,12\n"
+    )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
     seeds = {r["id"]: int(r["variant"]) for r in csv.DictReader(roster.open())}
