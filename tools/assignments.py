@@ -417,12 +417,12 @@ def build_one(path: Path, out: Path = OUT) -> Path | None:
 # Where a variant's data cell goes: the end of its `after` exercise's statement.
 VARIANT_MARK = "\n\n<!-- variant data: {} -->"
 YOUR_NUMBERS = (
-    "**Your numbers.** This assignment gives you your own {describe} (variant {seed}); "
-    "use them, not the book's. The cell below defines {names}."
+    "**Your numbers.** This assignment gives you numbers of your own (variant {seed}) "
+    "for {describe}; use them, not the book's. The cell below defines {names}."
 )
 BOOK_NUMBERS = (
-    "**Your numbers.** You work with the book's {describe} (variant 0); the cell "
-    "below defines {names}."
+    "**Your numbers.** You work with the book's numbers (variant 0) for {describe}; "
+    "the cell below defines {names}."
 )
 
 

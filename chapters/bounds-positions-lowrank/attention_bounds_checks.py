@@ -237,7 +237,7 @@ VARIANTS["bounds-average"] = {
     "cell": bounds_average_cell,
     "names": ["n_averaged"],
     "after": "ex-bounds-average",
-    "describe": "how many keys to average (2 in the book)",
+    "describe": "the number of keys to average (2 in the book)",
 }
 
 
