@@ -79,13 +79,13 @@ def recall_pairs_draw(seed):
 
 def recall_pairs_cell(variant):
     """Source of the data cell of ex-recall-pairs."""
-    return f"pair_counts = {variant['ns']!r}  # the n of soft_scales\n"
+    return f"asked_pairs = {variant['ns']!r}  # the n of soft_scales\n"
 
 
 VARIANTS["recall-pairs"] = {
     "draw": recall_pairs_draw,
     "cell": recall_pairs_cell,
-    "names": ["pair_counts"],
+    "names": ["asked_pairs"],
     "after": "ex-recall-pairs",
     "describe": "the numbers of pairs n of soft_scales (2, 3, 4, 5 in the book)",
 }
@@ -361,12 +361,18 @@ QUESTIONS["ex-recall-scale"] = {
 # --- ex-recall-pairs
 
 
-def recall_pairs_form(ideal_scale, soft_scales, pair_counts):
+def recall_pairs_form(ideal_scale, soft_scales):
+    # The n asked for are the student's (asked_pairs); the hidden check compares the
+    # keys with them, since a public check cannot know the student's variant.
     assert callable(ideal_scale), "define ideal_scale as a function of n"
     float(ideal_scale(3))  # a number
-    assert isinstance(soft_scales, dict) and set(soft_scales) == set(pair_counts), (
-        "soft_scales: one key for each n of pair_counts"
+    assert isinstance(soft_scales, dict) and soft_scales, (
+        "soft_scales: a dict n -> beta*(n), one key for each n of asked_pairs"
     )
+    assert all(int(n) == n and 2 <= n <= 26 for n in soft_scales), (
+        "soft_scales: its keys are numbers of pairs n"
+    )
+    [float(b) for b in soft_scales.values()]  # numbers
 
 
 def recall_pairs_ideal(ideal_scale):
@@ -428,7 +434,7 @@ QUESTIONS["ex-recall-pairs"] = {
         "prompt with n pairs is\n"
         "recalled when block 1 is exact (temperature zero), a function of n = 1, "
         "..., 26;\n"
-        "soft_scales: a dict n -> beta*(n) for each n of pair_counts, both "
+        "soft_scales: a dict n -> beta*(n) for each n of asked_pairs, both "
         "blocks at the same scale\n"
         "(recall.build_transformer(n), 3 decimals)"
     ),

@@ -153,8 +153,7 @@ def pairs_by_hand_and_bisection(variant=None):
         soft_scales[n] = _bisect(
             lambda g, m=model, h=hardest: recall.margins(m, h, g).min() > 0
         )  # noqa: E501
-    return {"ideal_scale": ideal_scale, "soft_scales": soft_scales,
-            "variant": variant, "pair_counts": variant["ns"]}  # fmt: skip
+    return {"ideal_scale": ideal_scale, "soft_scales": soft_scales}
 
 
 def pairs_from_the_package_and_numpy(variant=None):
@@ -173,8 +172,7 @@ def pairs_from_the_package_and_numpy(variant=None):
         model = recall.build_transformer(n)
         prompts = recall.canonical_tokens(n)[0] if n <= 4 else recall.hardest_tokens(n)
         soft_scales[n] = float(recall.critical_scales(model, prompts).max())
-    return {"ideal_scale": ideal_scale, "soft_scales": soft_scales,
-            "variant": variant, "pair_counts": variant["ns"]}  # fmt: skip
+    return {"ideal_scale": ideal_scale, "soft_scales": soft_scales}
 
 
 def malformed_by_hand(variant=None):
