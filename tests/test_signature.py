@@ -381,21 +381,22 @@ def test_numpy_methods_fit_the_ufunc_buffer_then_restore_it(
     )
 
 
-def test_meet_in_middle_scratch_reuse_keeps_every_result():
-    # Its largest arrays are reused from call to call: a later call, larger or
+@pytest.mark.parametrize(
+    ("method", "batch"), [("meet-in-the-middle", 2), ("horner", 3000)]
+)
+def test_numpy_scratch_reuse_keeps_every_result(method, batch):
+    # Their largest arrays are reused from call to call: a later call, larger or
     # smaller, must not change an earlier result, nor be changed by stale entries.
     rng = np.random.default_rng(13)
-    paths = [_random_path(rng, (2, length, 2)) for length in (60, 20, 90, 20)]
-    results = [signature(p, 5, method="meet-in-the-middle") for p in paths]
+    paths = [_random_path(rng, (batch, length, 2)) for length in (60, 20, 90, 20)]
+    results = [signature(p, 5, method=method) for p in paths]
     kept = [r.copy() for r in results]
     for path, result, copy in zip(paths, results, kept, strict=True):
         np.testing.assert_array_equal(result, copy)
         np.testing.assert_allclose(
             result, signature_reference(path, 5), rtol=1e-12, atol=1e-12
         )
-        np.testing.assert_array_equal(
-            signature(path, 5, method="meet-in-the-middle"), result
-        )
+        np.testing.assert_array_equal(signature(path, 5, method=method), result)
 
 
 def test_method_is_checked():
