@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test unit doctest lint notebooks student student-check pdf setup-cells browser venv lock clean assignments
+.PHONY: book test check unit doctest lint notebooks student student-check pdf setup-cells browser venv lock clean assignments
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
@@ -45,6 +45,21 @@ assignments: $(TEST_STAMP)
 
 unit: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests
+
+# The inner loop while editing (about a minute): lint, doctests, the unit tests without
+# the slow ones below (grading, fresh environments, the browser), and nbval of the chapter
+# notebooks changed since the branch left main (committed or not). `make test` runs all.
+SLOW_TESTS := test_assignments test_autograder_zip test_builds test_grading_cases \
+	test_handed_out_notebooks test_student_setup test_variants
+check: $(TEST_STAMP)
+	$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
+	$(BIN)/python -m pytest -n $(JOBS) -q tests --ignore=tests/browser \
+		$(foreach t,$(SLOW_TESTS),--ignore=tests/$(t).py)
+	@base=$$(git merge-base HEAD main 2>/dev/null || echo HEAD); \
+	changed=$$(git diff --name-only --diff-filter=d $$base -- 'chapters/*.ipynb'); \
+	if [ -n "$$changed" ]; then $(BIN)/python -m pytest -n $(JOBS) -q $$changed $(NBVAL); \
+	else echo "no chapter notebook changed since main"; fi
 
 # The Examples section of every public docstring, run as a test.
 doctest: $(TEST_STAMP)

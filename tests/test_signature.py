@@ -382,7 +382,7 @@ def test_numpy_methods_fit_the_ufunc_buffer_then_restore_it(
 
 
 @pytest.mark.parametrize(
-    ("method", "batch"), [("meet-in-the-middle", 2), ("horner", 3000)]
+    ("method", "batch"), [("meet-in-the-middle", 2), ("horner", 200)]
 )
 def test_numpy_scratch_reuse_keeps_every_result(method, batch):
     # Their largest arrays are reused from call to call: a later call, larger or
