@@ -385,8 +385,9 @@ def test_numpy_methods_fit_the_ufunc_buffer_then_restore_it(
     ("method", "batch"), [("meet-in-the-middle", 2), ("horner", 200)]
 )
 def test_numpy_scratch_reuse_keeps_every_result(method, batch):
-    # Their largest arrays are reused from call to call: a later call, larger or
-    # smaller, must not change an earlier result, nor be changed by stale entries.
+    # Their arrays (meet-in-the-middle's plans, the Horner update's state) are reused
+    # from call to call: a later call, of the same shape or another, must not change
+    # an earlier result, nor be changed by stale entries.
     rng = np.random.default_rng(13)
     paths = [_random_path(rng, (batch, length, 2)) for length in (60, 20, 90, 20)]
     results = [signature(p, 5, method=method) for p in paths]
@@ -397,6 +398,26 @@ def test_numpy_scratch_reuse_keeps_every_result(method, batch):
             result, signature_reference(path, 5), rtol=1e-12, atol=1e-12
         )
         np.testing.assert_array_equal(signature(path, 5, method=method), result)
+
+
+def test_meet_in_middle_keeps_plans_within_their_memory(monkeypatch):
+    # Plans are kept, most recent first, only while their arrays fit the cap; a plan
+    # too large for it is used once and dropped.
+    monkeypatch.setattr(_signature_numpy, "SCRATCH_ENTRIES", 5000)
+    rng = np.random.default_rng(14)
+    for length in (20, 30, 20, 400):
+        path = _random_path(rng, (2, length, 2))
+        np.testing.assert_allclose(
+            signature(path, 4, method="meet-in-the-middle"),
+            signature_reference(path, 4),
+            rtol=1e-12,
+            atol=1e-12,
+        )
+        plans = _signature_numpy._SCRATCH.plans
+        assert sum(plan[0] for plan in plans.values()) <= 5000
+        if length < 400:
+            assert list(plans)[-1][2] == length  # key (d, B, L, depth, split)
+    assert all(key[2] != 400 for key in plans)
 
 
 def test_method_is_checked():

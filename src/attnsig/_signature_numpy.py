@@ -28,12 +28,18 @@ shapes the rule still picks the faster one.
 Both methods run with NumPy's ufunc buffer fitted to their rows (:func:`_ufunc_buffer`):
 with the default buffer, longer than the rows, every broadcast outer product was copied
 through it, which had cost a tenth (wide signatures) to a quarter of their time.
-Meet-in-the-middle keeps its two largest arrays from call to call (:func:`_scratch`).
+Meet-in-the-middle runs a plan, a fixed list of ufunc calls on arrays and views made
+once per shape and kept from call to call (:func:`_cached_plan`): on one long path,
+choosing the factors, building the views and allocating the arrays at every call had
+cost about as much as the arithmetic. The Horner update keeps its increments and state
+in arrays reused from call to call (:func:`_scratch`), which spares the page faults of
+fresh memory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import threading
 
@@ -47,10 +53,12 @@ CHUNK_ENTRIES = 1 << 18
 # Meet-in-the-middle holds whole trajectories: beyond this many entries for a single
 # path (128 MB), signature() uses the Horner update, whose memory does not grow with L.
 MAX_PATH_ENTRIES = 1 << 24
-# Scratch arrays from SMALL_ENTRIES (128 KB) up to SCRATCH_ENTRIES (8 MB) are kept
-# between calls (see _scratch).
-SMALL_ENTRIES = 1 << 14
+# Meet-in-the-middle keeps its most recent plans (arrays and ufunc calls, see
+# _cached_plan) while their arrays hold at most this many entries in all (8 MB); the
+# Horner update keeps its arrays from SMALL_ENTRIES (128 KB) up to that size (see
+# _scratch).
 SCRATCH_ENTRIES = 1 << 20
+SMALL_ENTRIES = 1 << 14
 _SCRATCH = threading.local()
 # Rows shorter than this keep NumPy's default ufunc buffer (see _ufunc_buffer).
 SHORT_ROWS = 128
@@ -104,10 +112,11 @@ def _buffer_size(size: int):
 def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
     """An uninitialised array of ``shape``, reused from the last call in this thread.
 
-    Meet-in-the-middle's two largest arrays (a few hundred KB on one long path) are kept
+    The Horner update's increments and state (a few MB on a wide batch) are kept
     between calls: allocated afresh, they came from new pages of memory at every call
     once the C allocator had returned the previous ones to the system, and the page
-    faults doubled the time of a 1000-point path (1.2 ms instead of 0.6 ms).
+    faults (with np.diff and a transposed copy) cost a fifth of the time on 1000 paths
+    of 100 points.
     """
     size = math.prod(shape)
     if size < SMALL_ENTRIES:  # below the C allocator's threshold for fresh pages
@@ -230,8 +239,8 @@ def signature_meet_in_middle(
     per_path = _meet_in_middle_entries(d, depth, length - 1, split)
     with _ufunc_buffer(length - 1):  # rows run along the segments
         for chunk in _chunks(batch, per_path):
-            points = np.ascontiguousarray(paths[chunk].transpose(2, 0, 1))
-            _meet_in_middle(points, depth, split, out[chunk])  # points: (d, B_c, L)
+            points = paths[chunk].transpose(2, 0, 1)  # (d, B_c, L), copied by the plan
+            _meet_in_middle(points, depth, split, out[chunk])
     return out
 
 
@@ -252,6 +261,56 @@ def _meet_in_middle(
 ) -> None:
     """Write into ``out`` (B, D) the signatures of paths given as points (d, B, L).
 
+    Runs the plan of :func:`_meet_in_middle_plan` for this shape, kept from the last
+    call of the same shape in this thread when it is small enough (see
+    :func:`_cached_plan`).
+    """
+    d, batch, length = points.shape
+    source, result, program = _cached_plan(d, batch, length, depth, split)
+    np.copyto(source, points)
+    for operation in program:
+        operation()
+    np.copyto(out, result)
+
+
+def _cached_plan(
+    d: int, batch: int, length: int, depth: int, split: int
+) -> tuple[np.ndarray, np.ndarray, list]:
+    """The plan for this shape, reused from an earlier call in this thread if kept.
+
+    A plan's arrays are allocated once and its operations work on views made once, so
+    a call of a known shape costs its ufunc calls and nothing else: on one path of
+    1000 points, building the views, choosing the factors and allocating the arrays
+    at every call had cost about as much as the arithmetic. The most recent plans are
+    kept while their arrays hold at most ``SCRATCH_ENTRIES`` entries in all; kept
+    arrays also spare the page faults of memory that the C allocator had returned to
+    the system between calls (they had doubled the time of a 1000-point path).
+    """
+    key = (d, batch, length, depth, split)
+    plans = getattr(_SCRATCH, "plans", None)
+    if plans is None:
+        plans = _SCRATCH.plans = {}
+    plan = plans.pop(key, None)
+    if plan is None:
+        plan = _meet_in_middle_plan(d, batch, length, depth, split)
+    entries, *plan = plan
+    if entries <= SCRATCH_ENTRIES:
+        plans[key] = (entries, *plan)  # most recent last
+        while sum(kept[0] for kept in plans.values()) > SCRATCH_ENTRIES:
+            del plans[next(iter(plans))]
+    return tuple(plan)
+
+
+def _meet_in_middle_plan(
+    d: int, batch: int, length: int, depth: int, split: int
+) -> tuple[int, np.ndarray, np.ndarray, list]:
+    """Arrays and ufunc calls that compute the signatures of ``batch`` paths.
+
+    Returns ``(entries, points, out, program)``: the paths' points are copied into
+    ``points`` (d, B, L), every call of ``program`` is made in order, and ``out``
+    (B, D) then holds the signatures; ``entries`` counts the float64 entries of the
+    plan's arrays.
+
     Group the iterated integral of a word of length ``k`` by the segment ``n`` that
     holds its ``q``-th letter (``q = split``) and by how many letters before (``a``)
     and after (``b``) share that segment. With ``P_i(n)`` the level-``i`` signature of
@@ -270,109 +329,138 @@ def _meet_in_middle(
     is letter-major, ``(d**m, B, N)``, and each factor is written straight into the
     matrix it belongs to: no concatenation, no copies.
     """
-    d, batch, length = points.shape
     segments = length - 1
     right_top = depth - split  # highest level needed on the right
     offsets = [sum(d**j for j in range(1, k)) for k in range(1, depth + 2)]
+    arrays: list[np.ndarray] = []
+    program: list = []
 
-    def put(level: int, value: np.ndarray) -> None:
-        """Store level ``level`` of every path, given as (B, d**level)."""
-        out[:, offsets[level - 1] : offsets[level]] = value
+    def array(*shape: int) -> np.ndarray:
+        arrays.append(np.empty(shape))
+        return arrays[-1]
 
-    increments = points[..., 1:] - points[..., :-1]  # (d, B, N)
-    put(1, (points[..., -1] - points[..., 0]).T)
+    def emit(function, *args, **kwargs) -> None:
+        program.append(functools.partial(function, *args, **kwargs))
+
+    def level_of(level: int) -> np.ndarray:
+        """Level ``level`` of every path in ``out``, as a (d**level, B) view."""
+        return out[:, offsets[level - 1] : offsets[level]].T
+
+    points = array(d, batch, length)
+    out = array(batch, offsets[-1])
+    emit(np.subtract, points[..., -1], points[..., 0], out=level_of(1))
+    # Left factors side by side along n, right factors stacked by level: matrices
+    # (d**q, B, r+1, N) and (d + ... + d**r, B, r+1, N); block (j, b) of the right is
+    # R_b at level j, zero for b > j (zeroed here, never written).
+    left = array(d**split, batch, right_top + 1, segments)
+    rows = sum(d**j for j in range(1, right_top + 1))
+    right = array(rows, batch, right_top + 1, segments)
+    right[...] = 0.0
+    blocks = [np.empty(0)]  # blocks[j]: the rows of level j
+    for j in range(1, right_top + 1):
+        blocks.append(right[offsets[j - 1] : offsets[j]])
+    # the increments D_n, (d, B, N): R_1 at level 1 if there is a right side
+    increments = blocks[1][:, :, 1] if right_top else array(d, batch, segments)
+    emit(np.subtract, points[..., 1:], points[..., :-1], out=increments)
     # D / s for every divisor s below, in one operation (a multiplication by 1/s,
     # which may differ from D / s in the last bit): (len, d, B, N)
     divisors = sorted(
         set(range(1, depth + 1)) | {math.factorial(1 + b) for b in range(right_top + 1)}
     )
-    inverse = 1.0 / np.array(divisors, dtype=float)
-    table = increments[None] * inverse[:, None, None, None]
+    inverse = (1.0 / np.array(divisors, dtype=float))[:, None, None, None]
+    table = array(len(divisors), d, batch, segments)
+    emit(np.multiply, increments[None], inverse, out=table)
     scaled = dict(zip(divisors, table, strict=True))
-    prefixes = [np.ones(1), points[..., :-1] - points[..., :1]]  # P_1(n) = X_n - X_0
+    prefixes = [np.ones(1), array(d, batch, segments)]  # P_1(n) = X_n - X_0
+    emit(np.subtract, points[..., :-1], points[..., :1], out=prefixes[1])
+    # one scratch array per level for the chains, shared by all of them
+    chain = [None] + [array(d**m, batch, segments) for m in range(1, depth)]
 
-    def left_factor(level: int, b: int, target: np.ndarray | None = None) -> np.ndarray:
-        """L_b for words cut at ``level``, (d**level, B, N), into ``target`` if given.
+    def left_factor(level: int, b: int, target: np.ndarray) -> None:
+        """L_b for words cut at ``level`` into ``target`` (d**level, B, N).
 
         By Horner from the innermost term ``D / (level + b)``; the last factor
-        ``D / (1 + b)!`` carries the common denominator.
+        ``D / (1 + b)!`` carries the common denominator. The sum ``P_m + acc`` is
+        formed in the array of the product before it.
         """
-        if target is None:
-            target = np.empty((d**level, batch, segments))
         if level == 1:
-            np.copyto(target, scaled[math.factorial(1 + b)])
-            return target
+            emit(np.copyto, target, scaled[math.factorial(1 + b)])
+            return
         acc = scaled[level + b]
         for m in range(1, level):  # prefix level added, then one more letter
-            summed = prefixes[m] + acc  # (d**m, B, N)
+            summed = chain[m]
+            emit(np.add, prefixes[m], acc, out=summed)
             last = m == level - 1
             factor = scaled[math.factorial(1 + b) if last else level - m + b]
-            product = target if last else np.empty((d ** (m + 1), batch, segments))
-            np.multiply(
+            acc = target if last else chain[m + 1]
+            emit(
+                np.multiply,
                 summed[:, None],
                 factor[None],
-                out=product.reshape(d**m, d, *summed.shape[1:]),
+                out=acc.reshape(d**m, d, batch, segments),
             )
-            acc = product
-        return acc
 
     for level in range(2, split):  # prefix trajectories P_2 .. P_{q-1}
-        steps = left_factor(level, 0)
-        running = np.cumsum(steps, axis=-1)
-        put(level, running[..., -1].T)
-        np.subtract(running, steps, out=running)  # exclusive: the path before n
+        steps = array(d**level, batch, segments)
+        left_factor(level, 0, steps)
+        running = array(d**level, batch, segments)
+        emit(np.add.accumulate, steps, axis=-1, out=running)
+        emit(np.copyto, level_of(level), running[..., -1])
+        emit(np.subtract, running, steps, out=running)  # exclusive: the path before n
         prefixes.append(running)  # (d**level, B, N)
     if right_top == 0:  # split == depth: nothing to the right of the cut
         if split >= 2:
-            put(split, left_factor(split, 0).sum(axis=-1).T)
-        return
+            left_factor(split, 0, left[:, :, 0])
+            emit(np.add.reduce, left[:, :, 0], axis=-1, out=level_of(split))
+        return sum(a.size for a in arrays), points, out, program
 
-    # Left factors side by side along n, right factors stacked by level: matrices
-    # (d**q, B, r+1, N) and (d + ... + d**r, B, r+1, N); block (j, b) of the right is
-    # R_b at level j, zero for b > j.
-    left = _scratch("left", (d**split, batch, right_top + 1, segments))
     for b in range(right_top + 1):
         left_factor(split, b, left[:, :, b])
     if split >= 2:
-        put(split, left[:, :, 0].sum(axis=-1).T)
-    rows = sum(d**j for j in range(1, right_top + 1))
-    right = _scratch("right", (rows, batch, right_top + 1, segments))
-    blocks = [np.empty(0)]  # blocks[j]: the rows of level j
-    for j in range(1, right_top + 1):
-        blocks.append(right[offsets[j - 1] : offsets[j]])
-        blocks[j][:, :, j + 1 :] = 0.0
-    np.subtract(points[..., -1:], points[..., 1:], out=blocks[1][:, :, 0])  # Q_1
-    np.copyto(blocks[1][:, :, 1], increments)
+        emit(np.add.reduce, left[:, :, 0], axis=-1, out=level_of(split))
+    emit(np.subtract, points[..., -1:], points[..., 1:], out=blocks[1][:, :, 0])  # Q_1
     for j in range(2, right_top + 1):
         # D^{(x)j}, then Q_j(n) = sum_{m>n} D_m (x) (Q_{j-1} + D_m/2 (x) (... + D_m/j))
-        np.multiply(
+        emit(
+            np.multiply,
             blocks[j - 1][:, None, :, j - 1],
             increments[None],
             out=blocks[j][:, :, j].reshape(d ** (j - 1), d, batch, segments),
         )
         acc = scaled[j]
         for i in range(1, j):
-            summed = blocks[i][:, :, 0] + acc  # (d**i, B, N)
-            acc = np.empty((d ** (i + 1), batch, segments))
-            np.multiply(
+            summed = chain[i]
+            emit(np.add, blocks[i][:, :, 0], acc, out=summed)
+            acc = chain[i + 1]
+            emit(
+                np.multiply,
                 scaled[j - i][:, None],
                 summed[None],
                 out=acc.reshape(d, d**i, batch, segments),
             )
         suffix = blocks[j][:, :, 0]
-        np.cumsum(acc, axis=-1, out=suffix)
-        np.subtract(suffix[..., -1:], suffix, out=suffix)  # exclusive: after n
+        emit(np.add.accumulate, acc, axis=-1, out=suffix)
+        emit(np.subtract, suffix[..., -1:], suffix, out=suffix)  # exclusive: after n
         for b in range(1, j):
-            np.multiply(
+            emit(
+                np.multiply,
                 blocks[b][:, None, :, b],
                 blocks[j - b][None, :, :, 0],
                 out=blocks[j][:, :, b].reshape(d**b, d ** (j - b), batch, segments),
             )
     # One matrix product per path; BLAS reads the transposed views as strided matrices.
-    contracted = np.matmul(
+    contracted = array(batch, d**split, rows)
+    emit(
+        np.matmul,
         left.reshape(d**split, batch, -1).transpose(1, 0, 2),
         right.reshape(rows, batch, -1).transpose(1, 2, 0),
-    )  # (B, d**q, d + ... + d**r)
+        out=contracted,
+    )
     for j in range(1, right_top + 1):
-        block = contracted[:, :, offsets[j - 1] : offsets[j]]
-        put(split + j, block.reshape(batch, d ** (split + j)))
+        level = out[:, offsets[split + j - 1] : offsets[split + j]]
+        emit(
+            np.copyto,
+            level.reshape(batch, d**split, d**j),
+            contracted[:, :, offsets[j - 1] : offsets[j]],
+        )
+    return sum(a.size for a in arrays), points, out, program
