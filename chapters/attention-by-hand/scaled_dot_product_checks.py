@@ -368,8 +368,8 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
 
 
 def abh_q3b_values(a_s, out_s, a_r, out_r, variant):
-    """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the row-
-    wise softmax and the product with V.
+    """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the
+    row-wise softmax and the product with V.
     """
 
     from fractions import Fraction
