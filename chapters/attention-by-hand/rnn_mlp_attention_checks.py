@@ -90,7 +90,7 @@ def abh_q1b_form(rnn_count, att_count):
 
 def abh_q1b_counts(rnn_count, att_count, variant):
     """Count the multiplications again: the RNN's per step, and attention's
-    projections plus the T x T score and mixing products.
+    projections plus the t x t score and mixing products (t tokens).
     """
 
     # Each product of an (a x b) and a (b x c) matrix costs a b c, listed one by one.
