@@ -77,13 +77,20 @@ VARIANTS["abh-q1b"] = {
 
 
 def abh_q1b_form(rnn_count, att_count):
-    assert isinstance(rnn_count, int) and isinstance(att_count, int), "whole numbers"
+    import numbers
+
+    # Any whole number: a Python int, a NumPy integer (np.prod, np.sum) or 819200.0.
+    for count in (rnn_count, att_count):
+        assert isinstance(count, numbers.Real) and not isinstance(count, bool), (
+            "whole numbers"
+        )
+        assert float(count).is_integer(), "whole numbers"
     assert rnn_count > 0 and att_count > 0, "positive counts"
 
 
 def abh_q1b_counts(rnn_count, att_count, variant):
     """Count the multiplications again: the RNN's per step, and attention's
-    projections plus the T x T score and mixing products.
+    projections plus the t x t score and mixing products (t tokens).
     """
 
     # Each product of an (a x b) and a (b x c) matrix costs a b c, listed one by one.
@@ -203,8 +210,14 @@ VARIANTS["abh-q1d"] = {
 
 
 def abh_q1d_callable(mlp_params):
+    import numbers
+
     assert callable(mlp_params), "define mlp_params as a function of t"
-    assert isinstance(mlp_params(3), int), "a whole number"
+    value = mlp_params(3)  # a Python int, a NumPy integer or an integral float
+    assert isinstance(value, numbers.Real) and not isinstance(value, bool), (
+        "a whole number"
+    )
+    assert float(value).is_integer(), "a whole number"
 
 
 def abh_q1d_random_lengths(mlp_params, variant):

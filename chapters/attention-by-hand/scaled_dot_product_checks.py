@@ -31,8 +31,11 @@ def abh_q2a1_variance_grows_like_dk(dims, score_var):
 
     d = np.asarray(dims, dtype=float)
     v = np.asarray(score_var, dtype=float)
-    # Var(q.k) = d_k; 5000 pairs give a relative error of a few per cent at most.
-    assert np.all(np.abs(v / d - 1) < 0.15)
+    # Var(q.k) = d_k. With the minimum of 5000 pairs the sample variance's relative
+    # SD is sqrt((kurtosis - 1) / 5000) = 0.04 at d_k = 1 (kurtosis 3 + 6/d_k): 0.2
+    # is 5 SDs (0.15 failed 1 honest simulation in 7000 at d_k = 1), while the
+    # standard deviation or the scaled variance is off by a factor sqrt(d_k) or d_k.
+    assert np.all(np.abs(v / d - 1) < 0.2)
 
 
 def abh_q2a1_wrong_standard_deviation(score_var):
@@ -368,8 +371,8 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
 
 
 def abh_q3b_values(a_s, out_s, a_r, out_r, variant):
-    """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the row-
-    wise softmax and the product with V.
+    """The attention maps or outputs are off: check the scale 1/sqrt(d_k), the
+    row-wise softmax and the product with V.
     """
 
     from fractions import Fraction

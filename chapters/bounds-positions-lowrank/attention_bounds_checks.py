@@ -40,7 +40,10 @@ VARIANTS["bounds-copy"] = {
     "cell": bounds_copy_cell,
     "names": ["copy_distance"],
     "after": "ex-bounds-copy",
-    "describe": "the distance of the first key from the other keys (1 in the book)",
+    "describe": (
+        "the distance of the first key from the other keys (1 in the book; the "
+        "allowed length 2 ln(n/eps) becomes 2 ln(n/eps) / copy_distance^2)"
+    ),
 }
 
 
@@ -237,7 +240,11 @@ VARIANTS["bounds-average"] = {
     "cell": bounds_average_cell,
     "names": ["n_averaged"],
     "after": "ex-bounds-average",
-    "describe": "the number of keys to average (2 in the book)",
+    "describe": (
+        "the number m of keys to average, here and in the next exercise (2 in the "
+        "book: read the first two keys as the first m, 1/(2+eps) as 1/(m+eps), 2 "
+        "sqrt(2) ln(n/eps) as 2 sqrt(m) ln(n/eps) and u + k_2 as u + k_2 + ... + k_m)"
+    ),
 }
 
 
@@ -506,7 +513,10 @@ VARIANTS["bounds-heads"] = {
     "cell": bounds_heads_cell,
     "names": ["noisy_scales"],
     "after": "ex-bounds-heads",
-    "describe": "the two scales of the noisy key (1/2 and 3/2 in the book)",
+    "describe": (
+        "the two scales of the noisy key (1/2 and 3/2 in the book; both values of "
+        "gamma in this exercise are yours)"
+    ),
 }
 
 

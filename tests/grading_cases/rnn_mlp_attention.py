@@ -81,9 +81,37 @@ def heads_of_full_width(variant=None):
     return {"att_count": 4 * t * e * e + heads * 2 * t * t * e}
 
 
+def counts_as_numpy_integers(variant):
+    """The counts as NumPy integers (np.prod of the shapes), as a student gets them."""
+    import numpy as np
+
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    shapes = [(1, e, e)] * (2 * t) + [(t, e, e)] * 4
+    shapes += [(t, e // heads, t), (t, t, e // heads)] * heads
+    rnn = np.sum([np.prod(s) for s in shapes[: 2 * t]])
+    return {
+        "t": t,
+        "e": e,
+        "rnn_count": rnn,
+        "att_count": np.sum([np.prod(s) for s in shapes[2 * t :]]),
+    }
+
+
+def weights_as_numpy_integers(variant):
+    """mlp_params(t) returning a NumPy integer (np.prod of the weight shapes)."""
+    import numpy as np
+
+    hidden, d = variant["hidden_mlp"], variant["D"]
+
+    def mlp_params(t):
+        return np.prod((hidden, t * d)) + np.prod((t * d, hidden))
+
+    return {**_mlp_names(variant), "mlp_params": mlp_params}
+
+
 MISTAKES = {"ex-abh-q1b": [heads_of_full_width]}
 
 ALTERNATIVES = {
-    "ex-abh-q1b": [counts_by_terms, counts_by_running],
-    "ex-abh-q1d": [weights_from_shapes, weights_by_formula],
+    "ex-abh-q1b": [counts_by_terms, counts_by_running, counts_as_numpy_integers],
+    "ex-abh-q1d": [weights_from_shapes, weights_by_formula, weights_as_numpy_integers],
 }
