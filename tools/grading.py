@@ -39,6 +39,7 @@ deadline.
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import csv
 import functools
@@ -1077,8 +1078,10 @@ BOOK_TOOLS = re.compile(r"^(-e |jupyter-book|sphinx|myst|nbval|pytest|hypothesis
 
 @functools.cache
 def wheel() -> Path:
-    """The `attnsig` wheel, built once per process from this checkout's `src`."""
+    """The `attnsig` wheel, built once per process from this checkout's `src` into a
+    temporary folder that is removed when the process exits."""
     where = Path(tempfile.mkdtemp(prefix="attnsig-wheel-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
     tree = where / "tree"
     shutil.copytree(
         ROOT / "src",
