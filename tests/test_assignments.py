@@ -79,6 +79,7 @@ for path in glob.glob("tests/*.py") + glob.glob("{tests}/*.py"):
 """
 CRASH = "import os\n\nos._exit(3)  # the kernel dies"
 HUGE = "print('x' * 50_000_000)  # 50 MB of output"
+RAISE = 'raise ValueError("my shapes are off\\nsecond line")'
 PATCH_NUMPY = """import numpy as np
 
 np.testing.assert_allclose = lambda *a, **k: None  # every check of values passes
@@ -117,6 +118,10 @@ def _prepare(path, tmp) -> dict:
         cheat, _ = _with_mistakes(solution, {"abh_q3b": auto["abh_q3b"]}, 0)
         cheat.cells.insert(2, nbformat.v4.new_code_cell(PATCH_NUMPY))
         nbformat.write(cheat, subs / "patches-numpy.ipynb")
+        raises = copy.deepcopy(student)
+        stub = next(c for c in raises.cells if "\nQ = ..." in f"\n{c.source}")
+        stub.source = f"{RAISE}\n{stub.source}"
+        nbformat.write(raises, subs / "raises.ipynb")
         for stem, code in (("crashes", CRASH), ("huge-output", HUGE)):
             notebook = copy.deepcopy(solution)
             notebook.cells.append(nbformat.v4.new_code_cell(code))
@@ -322,6 +327,11 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
     assert "Mismatched elements" not in wrong and "array(" not in wrong
     log = (c["subs"] / "graded" / "log" / "mistakes-0.log").read_text()
     assert "failed" in log
+    # The answer cell raised: the feedback says what it raised, not "not answered".
+    raised = (c["subs"] / "graded" / "feedback" / "raises.md").read_text()
+    row = next(line for line in raised.splitlines() if line.startswith("| abh_q3a "))
+    assert "Q: the cell that defines it raised ValueError: my shapes are off (" in row
+    assert grading.NOT_ANSWERED not in row and "second line" not in row
 
 
 def test_rubric_pages_and_final_grades(batch, tmp_path):

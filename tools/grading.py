@@ -775,6 +775,7 @@ def judge(
             result.update(status="error", reason=reason)
             return result
         session = Session(proc)
+        session.raised = raised_answers(nb.cells, first.get("errors", []))
         session.builds = builds_by_name(checks)
         for name, check in checks.items():
             judge_question(check, session, result["questions"][name], log, seed)
@@ -783,6 +784,24 @@ def judge(
         proc.kill()
         proc.wait()
     return result
+
+
+def raised_answers(cells, errors: list[str]) -> dict[str, str]:
+    """Per name bound by a code cell that raised (`errors`: the runner's "cell N:
+    Type: message"), what the student reads: the exception's type and its message's
+    first line, the student's own code's, so no expected value."""
+    from tools.nbtools import _assigned_names, _parse
+
+    found = {}
+    for error in errors:
+        m = re.match(r"cell (\d+): (\w+): ?(.*)", error)
+        if not m or int(m.group(1)) > len(cells):
+            continue
+        tree = _parse(cells[int(m.group(1)) - 1].source)
+        said = f"the cell that defines it raised {m.group(2)}: {m.group(3)}"
+        for name in _assigned_names(tree) if tree else ():
+            found.setdefault(name, f"{said.rstrip(': ')} (cell {m.group(1)})")
+    return found
 
 
 def with_seed(check: dict, seed: int) -> dict:
@@ -807,8 +826,11 @@ def judge_question(
             env[n] = exc
     missing = [n for n in names if _unanswered(env[n])]
     if missing:
-        out["hints"].append(f"{NOT_ANSWERED} ({', '.join(missing)})")
-        log.append(f"{check['name']}: {NOT_ANSWERED}: {missing}")
+        raised = getattr(session, "raised", {})
+        out["hints"] += [f"{n}: {raised[n]}" for n in missing if n in raised]
+        if stubs := [n for n in missing if n not in raised]:
+            out["hints"].append(f"{NOT_ANSWERED} ({', '.join(stubs)})")
+        log.append(f"{check['name']}: {'; '.join(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
     score = 0.0
