@@ -558,10 +558,12 @@ def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
 
 def note_builds(result: dict) -> None:
     """Tell a student whose answer cell called a blocked function (the cell stopped
-    there, so the answer may be missing) why the question lost its points."""
+    there, so the answer may be missing) why the question lost its points: the
+    runner's error of that cell ("cell N: Type: message"), its first line."""
     for name, out in result["questions"].items():
         said = f"for question {name}: build it yourself"
-        found = [e.split(": ", 1)[-1] for e in result["log"] if said in e]
+        cells = [e for e in result["log"] if re.match(r"cell \d+: ", e) and said in e]
+        found = [e.split(": ", 1)[1].splitlines()[0] for e in cells]
         if found and out["score"] == 0:
             out["hints"] = list(dict.fromkeys([found[0], *out["hints"]]))
 
@@ -984,7 +986,9 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
     for q, possible in checks.items():
         hints = result.get("questions", {}).get(q, {}).get("hints", [])
-        said = "; ".join(dict.fromkeys(h.replace("|", "/") for h in hints))
+        # One line per hint, and nothing that would break the Markdown table.
+        said = [(h.strip().splitlines() or [""])[0].replace("|", "/") for h in hints]
+        said = "; ".join(dict.fromkeys(said))
         lines.append(f"| {q} | {row[q]:g} / {possible:g} | {said} |")
     lines += ["", "Written answers are graded by hand and come with the final grade."]
     log = "\n\n".join(result.get("log", []))
