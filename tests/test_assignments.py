@@ -504,6 +504,16 @@ def test_verdict_tables_parse():
     spec = assignments.verdict_spec({"points": 2}, claims)
     assert spec["key"] == {1: "right with a caveat", 2: "wrong", 3: "garbled"}
     assert set(spec["wrong"]) == {"trusting the sheet", "rejecting every claim"}
+    # A first column that numbers the claims is no part of a claim; a claim given by
+    # its number alone is shown as the exercise's claim of that number.
+    numbered = nbformat.v4.new_markdown_cell(
+        "| # | claim | verdict |\n| --- | --- | --- |\n"
+        "| 1 | a | right |\n| 2 | b | wrong |"
+    )
+    _, claims = assignments.verdict_table([numbered], "x")
+    assert claims == [("a", "right"), ("b", "wrong")]
+    prompt = assignments._claims_prompt([("1", "right"), ("b", "wrong")])
+    assert prompt.splitlines()[2:] == ["1. claim 1 of the exercise", "2. b"]
     with pytest.raises(ValueError, match="should start with one of"):
         assignments.verdict_of("fine, mostly")
     with pytest.raises(ValueError, match="cells, the header"):

@@ -309,9 +309,12 @@ def _is_explorer(cell) -> bool:
 
 
 def _claims_prompt(claims: list[tuple[str, str]]) -> str:
+    """The numbered claims; a claim the table gives by its number alone is the
+    statement's claim of that number."""
     lines = ["The claims to judge, numbered as in `verdicts` below:", ""]
-    lines += [f"{i}. {claim.replace(chr(92) + '|', '|')}" for i, (claim, _) in
-              enumerate(claims, 1)]  # fmt: skip
+    for i, (claim, _) in enumerate(claims, 1):
+        said = f"claim {i} of the exercise" if claim == str(i) else claim
+        lines.append(f"{i}. {said.replace(chr(92) + '|', '|')}")
     return "\n".join(lines)
 
 

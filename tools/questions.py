@@ -356,7 +356,8 @@ def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
                     f"header {len(header)}: {line[:80]!r}"
                 )
             claim = row[v - 1]
-            if v >= 2 and row[0]:  # a part or question column first
+            # a part or question column first; a column numbering the claims is not
+            if v >= 2 and row[0] and row[0] != str(len(claims) + 1):
                 claim = f"{row[0]}: {claim}"
             claims.append((claim, verdict_of(row[v])))
         return k, claims
