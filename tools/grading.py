@@ -988,7 +988,8 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
         hints = result.get("questions", {}).get(q, {}).get("hints", [])
         # One line per hint, and nothing that would break the Markdown table.
         said = [(h.strip().splitlines() or [""])[0].replace("|", "/") for h in hints]
-        said = "; ".join(dict.fromkeys(said))
+        said = [h for h in dict.fromkeys(said) if h]  # and once: not inside another
+        said = "; ".join(h for h in said if not any(o != h and o in h for o in said))
         lines.append(f"| {q} | {row[q]:g} / {possible:g} | {said} |")
     lines += ["", "Written answers are graded by hand and come with the final grade."]
     log = "\n\n".join(result.get("log", []))
