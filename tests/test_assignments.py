@@ -79,6 +79,7 @@ for path in glob.glob("tests/*.py") + glob.glob("{tests}/*.py"):
 """
 CRASH = "import os\n\nos._exit(3)  # the kernel dies"
 HUGE = "print('x' * 50_000_000)  # 50 MB of output"
+RAISE = 'raise ValueError("my shapes are off\\nsecond line")'
 PATCH_NUMPY = """import numpy as np
 
 np.testing.assert_allclose = lambda *a, **k: None  # every check of values passes
@@ -117,6 +118,10 @@ def _prepare(path, tmp) -> dict:
         cheat, _ = _with_mistakes(solution, {"abh_q3b": auto["abh_q3b"]}, 0)
         cheat.cells.insert(2, nbformat.v4.new_code_cell(PATCH_NUMPY))
         nbformat.write(cheat, subs / "patches-numpy.ipynb")
+        raises = copy.deepcopy(student)
+        stub = next(c for c in raises.cells if "\nQ = ..." in f"\n{c.source}")
+        stub.source = f"{RAISE}\n{stub.source}"
+        nbformat.write(raises, subs / "raises.ipynb")
         for stem, code in (("crashes", CRASH), ("huge-output", HUGE)):
             notebook = copy.deepcopy(solution)
             notebook.cells.append(nbformat.v4.new_code_cell(code))
@@ -322,6 +327,11 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
     assert "Mismatched elements" not in wrong and "array(" not in wrong
     log = (c["subs"] / "graded" / "log" / "mistakes-0.log").read_text()
     assert "failed" in log
+    # The answer cell raised: the feedback says what it raised, not "not answered".
+    raised = (c["subs"] / "graded" / "feedback" / "raises.md").read_text()
+    row = next(line for line in raised.splitlines() if line.startswith("| abh_q3a "))
+    assert "Q: the cell that defines it raised ValueError: my shapes are off (" in row
+    assert grading.NOT_ANSWERED not in row and "second line" not in row
 
 
 def test_rubric_pages_and_final_grades(batch, tmp_path):
@@ -494,6 +504,16 @@ def test_verdict_tables_parse():
     spec = assignments.verdict_spec({"points": 2}, claims)
     assert spec["key"] == {1: "right with a caveat", 2: "wrong", 3: "garbled"}
     assert set(spec["wrong"]) == {"trusting the sheet", "rejecting every claim"}
+    # A first column that numbers the claims is no part of a claim; a claim given by
+    # its number alone is shown as the exercise's claim of that number.
+    numbered = nbformat.v4.new_markdown_cell(
+        "| # | claim | verdict |\n| --- | --- | --- |\n"
+        "| 1 | a | right |\n| 2 | b | wrong |"
+    )
+    _, claims = assignments.verdict_table([numbered], "x")
+    assert claims == [("a", "right"), ("b", "wrong")]
+    prompt = assignments._claims_prompt([("1", "right"), ("b", "wrong")])
+    assert prompt.splitlines()[2:] == ["1. claim 1 of the exercise", "2. b"]
     with pytest.raises(ValueError, match="should start with one of"):
         assignments.verdict_of("fine, mostly")
     with pytest.raises(ValueError, match="cells, the header"):

@@ -25,11 +25,12 @@ import yaml
 
 pytest.importorskip("otter", reason="otter-grader is not installed")
 
-from tools import assignments  # noqa: E402
+from tools import assignments, grading  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
+needs_index = pytest.mark.skipif(
     os.environ.get("ATTNSIG_SKIP_ZIP_VENV") == "1", reason="ATTNSIG_SKIP_ZIP_VENV=1"
 )
+ROOT = grading.ROOT
 CHAPTERS = [p for p in assignments.chapters() if assignments.is_annotated(p)]
 
 
@@ -90,6 +91,7 @@ def venv(built, tmp_path_factory):
     return where
 
 
+@needs_index
 def test_solutions_score_full_marks_in_a_fresh_venv(built, venv, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -131,3 +133,16 @@ def test_solutions_score_full_marks_in_a_fresh_venv(built, venv, tmp_path):
             }
         )
     assert not lost, f"points lost in the fresh environment: {lost}"
+
+
+def test_the_wheel_folder_is_removed_at_exit():
+    """The wheel the zips carry is built once per process in a temporary folder, which
+    is gone when the process ends."""
+    code = "from tools import grading; w = grading.wheel(); print(w, w.exists())"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [ROOT / "src", ROOT]))}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env,
+        check=True, cwd=ROOT,
+    ).stdout.split()  # fmt: skip
+    assert out[1] == "True" and out[0].endswith(".whl")
+    assert not Path(out[0]).parent.exists(), "the wheel's folder outlived the process"

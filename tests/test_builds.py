@@ -329,3 +329,32 @@ def test_a_chapter_graded_with_one_line_answers(tmp_path):
     assert full["total"] == full["possible"], full
     assert lost["bounds_noisy"] == 0
     assert lost["total"] == full["total"] - full["bounds_noisy"], lost
+
+
+def test_feedback_rows_hold_one_line_per_hint(tmp_path):
+    """A blocked call's note comes from the cell that raised, not from the judge's log
+    of a failed check (a traceback with the grader's paths); each hint is one line of
+    the student's feedback table, a `|` in it no column break, and a message said once
+    (not again inside a longer one)."""
+    said = f"attnsig.bounds.copy_gap is not available for question q: {MESSAGE}"
+    again = f"gap_of raised NotImplementedError: {said}"  # the same, said once
+    result = {
+        "status": "ok",
+        "questions": {
+            "q": {"score": 0.0, "hints": ["form | shape\nsecond line", again]}
+        },
+        "log": [
+            f"q: q_form failed:\nTraceback (most recent call last):\n  File "
+            f'"/somewhere/tools/grading.py", line 1\nStudentError: {said}',
+            f"cell 3: NotImplementedError: {said}\nmore",
+        ],
+    }
+    grading.note_builds(result)
+    hints = result["questions"]["q"]["hints"]
+    assert hints == [f"NotImplementedError: {said}", "form | shape\nsecond line", again]
+    row = {"total": 0.0, "possible": 1.0, "q": 0.0, "seed": 0}
+    grading.write_feedback("s", result, row, {"q": 1.0}, tmp_path)
+    text = (tmp_path / "feedback" / "s.md").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("| q "))
+    assert line == f"| q | 0 / 1 | NotImplementedError: {said}; form / shape |"
+    assert "Traceback" not in text and "grading.py" not in text

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
+import nbformat
 import pytest
 
 from tools import assignments, grading
@@ -88,11 +89,25 @@ def test_verdicts_reward_judgement(stem, label):
 
 
 def test_stubs_and_unreadable_answers():
-    """A stub is "not answered yet"; an object the judge may not unpickle scores 0."""
+    """A stub is "not answered yet", an answer whose cell raised says what it raised;
+    an object the judge may not unpickle scores 0."""
     stem, label = VERDICT_QS[0]
     check, key = _check(stem, label), QS[stem][label]["spec"]["key"]
     got = grading.judge_answers(check, {"verdicts": dict.fromkeys(key, ...)})
     assert got["score"] == 0 and grading.NOT_ANSWERED in got["hints"][0]
+
+    # The cell that should define the answer raised: the student reads what it raised.
+    errors = ["cell 2: KeyError: 7\nTraceback ...", "cell 1: NameError: np"]
+    cells = [nbformat.v4.new_code_cell(s) for s in ("import numpy", "verdicts = {}")]
+    session = grading.Exported({})
+    session.raised = grading.raised_answers(cells, errors)
+    assert session.raised == {
+        "verdicts": "the cell that defines it raised KeyError: 7 (cell 2)",
+        "numpy": "the cell that defines it raised NameError: np (cell 1)",
+    }
+    out, log = {"score": 0.0, "hints": []}, []
+    grading.judge_question(check, session, out, log)
+    assert out["hints"] == ["verdicts: " + session.raised["verdicts"]], out
 
     class Sneaky(dict):
         pass

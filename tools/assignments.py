@@ -114,6 +114,9 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_code_cell as _code
+from nbformat.v4 import new_markdown_cell as _md
+from nbformat.v4 import new_raw_cell as _raw
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python tools/assignments.py` as well as `-m`
@@ -197,18 +200,6 @@ def chapters() -> list[Path]:
 # --- The otter assign master notebook
 
 
-def _raw(text: str):
-    return nbformat.v4.new_raw_cell(text)
-
-
-def _md(text: str):
-    return nbformat.v4.new_markdown_cell(text)
-
-
-def _code(text: str):
-    return nbformat.v4.new_code_cell(text)
-
-
 def _clean(cell):
     cell = copy.deepcopy(cell)
     if cell.cell_type == "code":
@@ -217,15 +208,7 @@ def _clean(cell):
 
 
 def _test_cell(source: str, config: dict):
-    lines = [f"hidden: {str(config['hidden']).lower()}"]
-    if "points" in config:
-        lines.append(f"points: {config['points']}")
-    if "success_message" in config:
-        lines.append(f"success_message: {config['success_message']}")
-    if "failure_message" in config:
-        lines.append(f"failure_message: {json.dumps(config['failure_message'])}")
-    config = "\n".join(lines)
-    header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
+    header = f'""" # BEGIN TEST CONFIG\n{_yaml(config)}""" # END TEST CONFIG\n'
     return _code(header + source.strip() + "\n")
 
 
@@ -269,47 +252,36 @@ def master_notebook(nb, name: str, path: Path):
         if i not in qs or qs[i]["spec"] is None:
             cells.append(_clean(cell))
             continue
-        q = qs[i]
-        spec = q["spec"]
-        manual = q["answer_cell"] is None
+        q, spec, manual = qs[i], qs[i]["spec"], qs[i]["answer_cell"] is None
         qconf = {"name": q["name"], "points": spec.get("points", 1)}
-        if manual:
-            qconf["manual"] = True
-        elif not spec.get("partial"):
-            qconf["all_or_nothing"] = True
-        cells.append(_raw("# BEGIN QUESTION\n" + _yaml(qconf)))
-        cells.append(_clean(cell))
+        if manual or not spec.get("partial"):
+            qconf["manual" if manual else "all_or_nothing"] = True
+        cells += [_raw("# BEGIN QUESTION\n" + _yaml(qconf)), _clean(cell)]
         if q["claims"]:
             cells.append(_md(_claims_prompt(q["claims"])))
         cells.append(_raw("# BEGIN SOLUTION"))
         block = nb.cells[q["start"] : q["stop"]]
+        code = [
+            c.source for c in block if c.cell_type == "code" and not _is_explorer(c)
+        ]
         if q["claims"]:
             cells.append(_code(_verdicts_cell(spec)))
-        text = [c.source for c in block if c.cell_type == "markdown"]
-        text = "\n\n".join(t for t in text if not _GATE.search(t))
-        if manual:
+        elif manual:
+            text = [c.source for c in block if c.cell_type == "markdown"]
+            text = "\n\n".join(t for t in text if not _GATE.search(t))
             cells.append(_md(text or "(answer)"))
-            code = [
-                c.source for c in block if c.cell_type == "code" and not _is_explorer(c)
-            ]
             if code:  # a place for the student's computation or figure
                 lines = ["# BEGIN SOLUTION", *code, "# END SOLUTION"]
                 cells.append(_code("\n".join(lines)))
-            cells.append(_raw("# END SOLUTION"))
-        elif not q["claims"]:
-            code = [
-                c.source for c in block if c.cell_type == "code" and not _is_explorer(c)
-            ]
+        else:
             lines = ["# BEGIN SOLUTION NO PROMPT", *code, "# END SOLUTION"]
-            if spec.get("describe"):
-                lines += [f"# {line}" for line in spec["describe"].splitlines()]
+            lines += [f"# {line}" for line in spec.get("describe", "").splitlines()]
             lines += [f"{n} = {n}  # SOLUTION" for n in spec["answer"]]
             cells.append(_code("\n".join(lines)))
+        cells.append(_raw("# END SOLUTION"))
         if not manual:
-            cells.append(_raw("# END SOLUTION"))
             cells.append(_raw("# BEGIN TESTS"))
-            for src, config in grading.test_cases_of(spec, q["name"]):
-                cells.append(_test_cell(src, config))
+            cells += [_test_cell(*t) for t in grading.test_cases_of(spec, q["name"])]
             cells.append(_raw("# END TESTS"))
         cells.append(_raw("# END QUESTION"))
         if not manual and spec.get("rubric"):
@@ -337,9 +309,12 @@ def _is_explorer(cell) -> bool:
 
 
 def _claims_prompt(claims: list[tuple[str, str]]) -> str:
+    """The numbered claims; a claim the table gives by its number alone is the
+    statement's claim of that number."""
     lines = ["The claims to judge, numbered as in `verdicts` below:", ""]
-    lines += [f"{i}. {claim.replace(chr(92) + '|', '|')}" for i, (claim, _) in
-              enumerate(claims, 1)]  # fmt: skip
+    for i, (claim, _) in enumerate(claims, 1):
+        said = f"claim {i} of the exercise" if claim == str(i) else claim
+        lines.append(f"{i}. {said.replace(chr(92) + '|', '|')}")
     return "\n".join(lines)
 
 
@@ -374,12 +349,9 @@ def rubric(path: Path, nb=None) -> str:
             lines += [title, ""]
             lines += [f"{i}. {v}: {c}" for i, (c, v) in enumerate(q["claims"], 1)]
             n, b = len(q["claims"]), spec["baseline"]
-            lines += [
-                "",
-                f"Score: {spec['points']} x max(0, c - {b}) / {n - b}, where c claims "
-                f"are judged as above; one verdict for every claim judges {b}.",
-                "",
-            ]
+            score = f"Score: {spec['points']} x max(0, c - {b}) / {n - b}, where c"
+            judged = f"one verdict for every claim judges {b}"
+            lines += ["", f"{score} claims are judged as above; {judged}.", ""]
         if spec.get("rubric"):
             # The written part of an auto-checked question, if the instructor grades it.
             lines += [f"## {q['name']}: written part (the checks grade the rest)", ""]
@@ -390,8 +362,7 @@ def rubric(path: Path, nb=None) -> str:
 def build_one(path: Path, out: Path = OUT) -> Path | None:
     if not is_annotated(path):
         return None
-    nb = nbformat.read(path, as_version=4)
-    name = path.stem
+    nb, name = nbformat.read(path, as_version=4), path.stem
     dest = out / name
     shutil.rmtree(dest, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -438,8 +409,7 @@ def variant_cells(variant: dict, seed: int) -> list:
 def personalise(nb, variants: dict, seed: int):
     """The handed-out notebook `nb` with a student's data cells after the statements
     marked by `VARIANT_MARK`."""
-    nb = copy.deepcopy(nb)
-    cells = []
+    nb, cells = copy.deepcopy(nb), []
     mark = r"\n*<!-- variant data: (\S+) -->"
     for cell in nb.cells:
         cells.append(cell)
@@ -454,18 +424,16 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
     """One student folder per roster student, `out/<id>/` (the student notebook with
     the student's numbers and the public checks), and `out/autograder.zip`: the
     assignment's zip with `variants.json` (id and email -> seed) for Gradescope.
-    Seeds missing from the roster are drawn and written back (`grading.assign_seeds`).
+    Seeds missing from the roster are drawn and written back (`grading.assign_seeds`):
+    keep it, `grade --roster` reads them.
     """
-    problems = variant_problems(path)
-    if problems:
+    if problems := variant_problems(path):
         raise ValueError(f"{path.name}: " + "; ".join(problems))
     built = builds / path.stem
     handout = built / "student" / f"{path.stem}.ipynb"
-    sources = (path, checks_path(path))
-    if not handout.exists() or any(
-        s.stat().st_mtime > handout.stat().st_mtime for s in sources
-    ):  # a build older than the chapter or its checks
-        build_one(path, builds)
+    made = handout.stat().st_mtime if handout.exists() else -1
+    if any(s.stat().st_mtime > made for s in (path, checks_path(path))):
+        build_one(path, builds)  # none yet, or older than the chapter or its checks
     students = grading.assign_seeds(roster)
     variants = load_variants(path)
     handed = nbformat.read(handout, as_version=4)
@@ -542,16 +510,11 @@ def main(argv: list[str]) -> int:
     d = sub.add_parser(
         "distribute",
         help="one notebook per student, with the student's own numbers",
-        description="One folder per roster student, OUT/<id>/, holding the student "
-        "notebook with the student's own numbers (variants) and its public checks, "
-        "and OUT/autograder.zip with the roster's seeds (for Gradescope). Seeds the "
-        "roster lacks are drawn and written back to it: keep it, `grade --roster` "
-        "reads them.",
+        description=distribute.__doc__,
     )
     d.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
-    d.add_argument(
-        "--roster", type=Path, required=True, help="CSV id,name[,email][,variant]"
-    )
+    roster = "CSV id,name[,email][,variant]"
+    d.add_argument("--roster", type=Path, required=True, help=roster)
     d.add_argument("--out", type=Path, required=True, help="folder for the notebooks")
     grading.add_commands(sub)
     args = parser.parse_args(argv)
@@ -567,30 +530,25 @@ def main(argv: list[str]) -> int:
             students = distribute(path, args.roster, args.out)
         except ValueError as exc:
             parser.error(str(exc))
-        print(
-            f"{len(students)} student notebooks -> {args.out}; seeds written to "
-            f"{args.roster} (keep it for grading)"
-        )
+        kept = f"seeds written to {args.roster} (keep it for grading)"
+        print(f"{len(students)} student notebooks -> {args.out}; {kept}")
         return 0
     if args.command != "build":
         return grading.run_command(args)
     wanted = set(args.chapters)
     for path in chapters():
-        if wanted and path.stem not in wanted and str(path) not in wanted:
+        if wanted and not wanted & {path.stem, str(path)}:
             continue
-        dest = build_one(path)
-        rel = path.relative_to(ROOT)
+        dest, rel = build_one(path), path.relative_to(ROOT)
         if dest is None:
             print(f"skipped {rel}: no checks file yet")
-        else:
-            qs = questions(path)
-            auto, computable = coverage(qs)
-            manual = sum(q["answer_cell"] is None for q in qs)
-            print(
-                f"built {rel}: {auto} of {computable} computable answers "
-                f"auto-checked, {manual} graded by rubric alone -> "
-                f"{dest.relative_to(ROOT)}"
-            )
+            continue
+        qs = questions(path)
+        auto, computable = coverage(qs)
+        manual = sum(q["answer_cell"] is None for q in qs)
+        done = f"{auto} of {computable} computable answers auto-checked"
+        dest = dest.relative_to(ROOT)
+        print(f"built {rel}: {done}, {manual} graded by rubric alone -> {dest}")
     return 0
 
 

@@ -39,6 +39,7 @@ deadline.
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import csv
 import functools
@@ -244,12 +245,10 @@ def sandbox_env(scratch: str) -> dict[str, str]:
 
 def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
     """The notebook in `scratch` running in the sandbox (or plainly, if none)."""
-    inside = can_sandbox()
     command = [sys.executable, "-c", _RUNNER]
-    if inside:
+    if inside := can_sandbox():
         command = [*UNSHARE, "sh", "-c", _SANDBOX, "sandbox", *hide]
-    env = sandbox_env("/tmp/work" if inside else str(scratch))
-    pipe = subprocess.PIPE
+    env, pipe = sandbox_env("/tmp/work" if inside else str(scratch)), subprocess.PIPE
     return subprocess.Popen(
         command, cwd=scratch, env=env, stdin=pipe, stdout=pipe, text=True
     )
@@ -261,22 +260,16 @@ def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
 class _Answers(pickle.Unpickler):
     """Unpickles plain data: builtins, NumPy arrays and scalars, SymPy objects."""
 
-    ALLOWED = {
-        *(
-            (f"numpy.{c}core.multiarray", f)
-            for c in ("", "_")
-            for f in ("_reconstruct", "scalar")
-        ),
-        ("fractions", "Fraction"),
-        ("collections", "OrderedDict"),
-        ("copyreg", "_reconstructor"),
-    }
-    BUILTINS = set("complex set frozenset slice range bytearray Ellipsis".split())
+    ALLOWED = (
+        "fractions.Fraction collections.OrderedDict copyreg._reconstructor "
+        "builtins.complex builtins.set builtins.frozenset builtins.slice "
+        "builtins.range builtins.bytearray builtins.Ellipsis "
+        "numpy.core.multiarray._reconstruct numpy.core.multiarray.scalar "
+        "numpy._core.multiarray._reconstruct numpy._core.multiarray.scalar"
+    ).split()
 
     def find_class(self, module, name):
-        if (module, name) in self.ALLOWED or (
-            module == "builtins" and name in self.BUILTINS
-        ):
+        if f"{module}.{name}" in self.ALLOWED:
             return super().find_class(module, name)
         if module.split(".")[0] in ("numpy", "sympy", "mpmath"):
             found = super().find_class(module, name)
@@ -293,10 +286,8 @@ def guard_unanswered(source: str) -> str:
     if not names:
         return source
     unset = "v is ... or isinstance(v, dict) and ... in v.values()"
-    guard = (
-        f"    assert not any({unset} for v in ({', '.join(names)},)), "
-        f"'{NOT_ANSWERED}'\n"
-    )
+    guard = f"    assert not any({unset} for v in ({', '.join(names)},)), "
+    guard += f"'{NOT_ANSWERED}'\n"
     return source[: m.end()] + guard + source[m.end() :]
 
 
@@ -318,15 +309,11 @@ def test_cases_of(spec: dict, name: str = "question") -> list[tuple[str, dict]]:
     check's hint is its docstring's first paragraph (`hint_of`). A question that
     `builds` package functions gets one more public check (`builds_check`).
     """
-    found = []
     public = list(spec.get("public", []))
-    if spec.get("builds"):
-        public.append(builds_check(name, spec))
-    for source in public:
-        config = {"hidden": False, "success_message": FORM_OK}
-        if spec.get("partial"):
-            config["points"] = 0
-        found.append((guard_unanswered(source), config))
+    public += [builds_check(name, spec)] if spec.get("builds") else []
+    config = {"hidden": False, "success_message": FORM_OK}
+    config |= {"points": 0} if spec.get("partial") else {}
+    found = [(guard_unanswered(source), dict(config)) for source in public]
     for source in spec.get("hidden", []):
         config = {"hidden": True}
         if text := hint_of(source):
@@ -340,13 +327,10 @@ def read_reply(data: bytes):
 
 
 def _unanswered(value, depth: int = 0) -> bool:
-    if value is ...:
-        return True
-    if isinstance(value, dict) and depth < 2:
-        return any(_unanswered(v, depth + 1) for v in value.values())
-    if isinstance(value, list | tuple) and depth < 2:
-        return any(_unanswered(v, depth + 1) for v in value)
-    return False
+    if isinstance(value, dict | list | tuple) and depth < 2:
+        items = value.values() if isinstance(value, dict) else value
+        return any(_unanswered(v, depth + 1) for v in items)
+    return value is ...
 
 
 class StudentError(Exception):
@@ -360,8 +344,12 @@ class Session:
         self.proc, self.values = proc, {}
         self.builds = {}  # answer name -> (package functions blocked, question)
 
-    def ask(self, op: str, name: str, payload: str = ""):
+    def ask(self, op: str, name: str, payload=""):
         blocked = list(self.builds.get(name, ())) if op == "call" else []
+        if op == "call":
+            import dill  # a check may pass a function (a lambda) to the answer
+
+            payload = base64.b64encode(dill.dumps(payload, recurse=True)).decode()
         try:
             self.proc.stdin.write(json.dumps([op, name, payload, *blocked]) + "\n")
             self.proc.stdin.flush()
@@ -390,10 +378,7 @@ class Session:
         return self.values[name]
 
     def call(self, name, *args, **kwargs):
-        import dill  # a check may pass a function (a lambda) to the answer
-
-        payload = base64.b64encode(dill.dumps((args, kwargs), recurse=True)).decode()
-        reply = self.ask("call", name, payload)
+        reply = self.ask("call", name, (args, kwargs))
         if isinstance(reply, tuple) and reply and reply[0] == "value":
             return reply[1]
         detail = reply[1] if isinstance(reply, tuple) and len(reply) > 1 else reply
@@ -481,7 +466,7 @@ def {name}_builds({args}):
             pass
 
     def names_of(code):
-        found, stack = set(), [code]
+        found, stack = set(code.co_freevars), [code]
         while stack:
             c = stack.pop()
             found |= set(c.co_names)
@@ -489,34 +474,27 @@ def {name}_builds({args}):
         return found
 
     def uses(f, depth=0):
+        if depth > 3 or inspect.ismethod(f):  # a method: the judge's route to an answer
+            return None
         if isinstance(f, functools.partial):
             inner = [g for g in (f.func, *f.args) if callable(g)]
             return next(filter(None, (uses(g, depth + 1) for g in inner)), None)
-        if inspect.ismethod(f):  # the judge's own route to an answer in the kernel
-            return None
-        for dotted, target in targets.items():
-            if f is target:
-                return dotted
         code = getattr(f, "__code__", None)
-        if code is None or depth > 3:
-            return None
-        space, names = getattr(f, "__globals__", {{}}), names_of(code)
-        held = [space.get(n) for n in names]
-        held += [c.cell_contents for c in f.__closure__ or ()]
-        held += [*(f.__defaults__ or ())]
-        names |= set(code.co_freevars)
+        names = names_of(code) if code else set()
+        held = [f, *map(getattr(f, "__globals__", {{}}).get, names)]
+        held += [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
+        held += [*(getattr(f, "__defaults__", None) or ())]
+        package = any(
+            inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig" for h in held
+        )
         for dotted, target in targets.items():
             short = dotted.rpartition(".")[2]
-            package = any(
-                inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig"
-                for h in held
-            )
             if any(h is target for h in held) or short in names and package:
                 return dotted
-        for h in held:
-            if inspect.isfunction(h) and h is not f and h.__module__ == f.__module__:
-                if found := uses(h, depth + 1):
-                    return found
+        helpers = [h for h in held[1:] if inspect.isfunction(h) and h is not f]
+        for h in helpers:
+            if h.__module__ == f.__module__ and (found := uses(h, depth + 1)):
+                return found
         return None
 
     for value in ({args},):
@@ -546,13 +524,9 @@ def builds_check(name: str, spec: dict) -> str:
     run's message, when a function answer calls one of the package functions it must
     build (or is one), or, with `builds_in_cells`, when the cell that binds a value
     answer calls one."""
-    return _BUILDS_CHECK.format(
-        name=name,
-        args=", ".join(spec["answer"]),
-        blocked=list(spec["builds"]),
-        in_cells=bool(spec.get("builds_in_cells")),
-        answers=list(spec["answer"]),
-    ).lstrip()
+    in_cells, answers = bool(spec.get("builds_in_cells")), list(spec["answer"])
+    blocked, args = list(spec["builds"]), ", ".join(answers)
+    return _BUILDS_CHECK.format(**locals()).lstrip()
 
 
 def builds_of(source: str) -> tuple[list[str], bool]:
@@ -565,31 +539,31 @@ def builds_of(source: str) -> tuple[list[str], bool]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef) and node.name.endswith("_builds"):
             for stmt in node.body:
-                if isinstance(stmt, ast.Assign) and isinstance(
-                    stmt.targets[0], ast.Name
-                ):
-                    if stmt.targets[0].id in ("blocked", "in_cells"):
-                        found[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+                target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+                if getattr(target, "id", "") in ("blocked", "in_cells"):
+                    found[target.id] = ast.literal_eval(stmt.value)
     return list(found.get("blocked", [])), bool(found.get("in_cells", False))
 
 
 def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
     """For each answer name of a question with `builds`: what a call of it blocks."""
-    found = {}
-    for check in checks.values():
-        if check.get("builds"):
-            for tc in check["cases"]:
-                for p in tc.params:
-                    found[p] = (check["builds"], check["name"])
-    return found
+    return {
+        p: (check["builds"], check["name"])
+        for check in checks.values()
+        if check.get("builds")
+        for tc in check["cases"]
+        for p in tc.params
+    }
 
 
 def note_builds(result: dict) -> None:
     """Tell a student whose answer cell called a blocked function (the cell stopped
-    there, so the answer may be missing) why the question lost its points."""
+    there, so the answer may be missing) why the question lost its points: the
+    runner's error of that cell ("cell N: Type: message"), its first line."""
     for name, out in result["questions"].items():
         said = f"for question {name}: build it yourself"
-        found = [e.split(": ", 1)[-1] for e in result["log"] if said in e]
+        cells = [e for e in result["log"] if re.match(r"cell \d+: ", e) and said in e]
+        found = [e.split(": ", 1)[1].splitlines()[0] for e in cells]
         if found and out["score"] == 0:
             out["hints"] = list(dict.fromkeys([found[0], *out["hints"]]))
 
@@ -632,16 +606,10 @@ def answer_regions(cells, checks: dict) -> dict[int, tuple[list[str], str]]:
 class test_case:  # noqa: N801 (otter's name)
     """Otter's test case decorator, without importing otter (slow) in the judge."""
 
-    def __init__(
-        self,
-        name=None,
-        points=None,
-        hidden=False,
-        success_message=None,
-        failure_message=None,
-    ):
+    def __init__(self, name=None, points=None, hidden=False, **messages):
         self.name, self.points, self.hidden = name, points, hidden
-        self.success_message, self.failure_message = success_message, failure_message
+        self.success_message = messages.get("success_message")
+        self.failure_message = messages.get("failure_message")
 
     def __call__(self, func):
         self.func, self.params = func, list(inspect.signature(func).parameters)
@@ -663,45 +631,27 @@ def load_check(source: str, path: str) -> dict:
         for k, v in saved.items():
             sys.modules.pop(k) if v is None else sys.modules.update({k: v})
     cases = [v for v in env.values() if isinstance(v, test_case)]
-    check = _check(env["name"], cases, env.get("points"), env.get("all_or_nothing"))
-    check["builds"], check["builds_in_cells"] = builds_of(source)
-    return check
-
-
-def _check(name: str, cases: list, total, all_or_nothing) -> dict:
-    """A question's check with each case's points resolved as otter does."""
-    given = sum(c.points or 0 for c in cases)
-    free = sum(c.points is None for c in cases)
+    total, given = env.get("points"), sum(c.points or 0 for c in cases)
+    free = sum(c.points is None for c in cases)  # their points resolved as otter does
     share = ((total - given) if total is not None else (given == 0)) / max(free, 1)
     for c in cases:
         c.points = share if c.points is None else c.points
-    return {
-        "name": name,
-        "cases": cases,
-        "all": all_or_nothing,
-        "possible": sum(c.points for c in cases),
-    }
+    possible = sum(c.points for c in cases)
+    check = {"name": env["name"], "cases": cases, "possible": possible}
+    check["all"] = env.get("all_or_nothing")
+    check["builds"], check["builds_in_cells"] = builds_of(source)
+    return check
 
 
 def check_of(name: str, spec: dict) -> dict:
     """A question's check made from its spec (`tools.questions.questions`), as the
     autograder zip's test file holds it, without building the assignment."""
-    cases = []
+    lines = ["from otter.test_files import test_case", f"name = {name!r}"]
+    lines += [f"points = {spec.get('points', 1)!r}"]
+    lines += [f"all_or_nothing = {not spec.get('partial')}"]
     for source, config in test_cases_of(spec, name):
-        env = {}
-        exec(compile(source, f"{name}.py", "exec"), env)
-        func = next(v for v in env.values() if inspect.isfunction(v))
-        case = test_case(
-            points=config.get("points"),
-            hidden=config["hidden"],
-            success_message=config.get("success_message"),
-            failure_message=config.get("failure_message"),
-        )
-        cases.append(case(func))
-    check = _check(name, cases, spec.get("points", 1), not spec.get("partial"))
-    check["builds"] = list(spec.get("builds", []))
-    check["builds_in_cells"] = bool(spec.get("builds_in_cells"))
-    return check
+        lines += [f"@test_case(**{config!r})", source]
+    return load_check("\n".join(lines), f"{name}.py")
 
 
 def read_checks(autograder_zip: Path) -> dict[str, str]:
@@ -736,13 +686,11 @@ def judge(
     a check taking `variant` gets the draw of `seed` (`with_seed`)."""
     import nbformat
 
-    checks = {
-        n: load_check(s, f"{n}.py") for n, s in read_checks(autograder_zip).items()
-    }
-    result = {"status": "ok", "reason": "", "questions": {}, "log": []}
-    log = result["log"]
-    for name in checks:
-        result["questions"][name] = {"score": 0.0, "hints": []}
+    sources = read_checks(autograder_zip)
+    checks = {n: load_check(source, f"{n}.py") for n, source in sources.items()}
+    scores = {name: {"score": 0.0, "hints": []} for name in checks}
+    result = {"status": "ok", "reason": "", "questions": scores, "log": []}
+    log, scratch = result["log"], Path(scratch)
     try:
         nb = nbformat.reads(Path(submission).read_text(), as_version=4)
         nbformat.validate(nb)
@@ -751,37 +699,51 @@ def judge(
         reason = f"not a readable notebook ({type(exc).__name__}: {first})"
         result.update(status="invalid", reason=reason)
         return result
-    write_builds(Path(scratch), answer_regions(nb.cells, checks))
+    write_builds(scratch, answer_regions(nb.cells, checks))
     for c in nb.cells:  # kept, so that cell numbers are the submission's
         if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):
             c.cell_type, c.source, c.metadata = "raw", "", {}
             c.pop("outputs", None), c.pop("execution_count", None)
-    nbformat.write(
-        nbformat.v4.new_notebook(cells=nb.cells, metadata=nb.metadata),
-        Path(scratch) / "submission.ipynb",
-    )
-    (Path(scratch) / "tests").mkdir()  # the set-up cell then fetches nothing
-    proc = start_runner(Path(scratch), hide)
+    nb = nbformat.v4.new_notebook(cells=nb.cells, metadata=nb.metadata)
+    nbformat.write(nb, scratch / "submission.ipynb")
+    (scratch / "tests").mkdir()  # the set-up cell then fetches nothing
+    proc = start_runner(scratch, hide)
     try:
         first = json.loads(proc.stdout.readline() or '{"event": "dead"}')
         log += first.get("errors", [])
         if first["event"] == "dead":
-            reason = "the kernel died" + (
-                f" in cell {first['cell']} ({first['error']})"
-                if "cell" in first
-                else " before the first cell"
-            )
-            result.update(status="error", reason=reason)
-            return result
+            where = " before the first cell"
+            if "cell" in first:
+                where = f" in cell {first['cell']} ({first['error']})"
+            return {**result, "status": "error", "reason": "the kernel died" + where}
         session = Session(proc)
+        session.raised = raised_answers(nb.cells, first.get("errors", []))
         session.builds = builds_by_name(checks)
         for name, check in checks.items():
-            judge_question(check, session, result["questions"][name], log, seed)
+            judge_question(check, session, scores[name], log, seed)
         note_builds(result)
     finally:
         proc.kill()
         proc.wait()
     return result
+
+
+def raised_answers(cells, errors: list[str]) -> dict[str, str]:
+    """Per name bound by a code cell that raised (`errors`: the runner's "cell N:
+    Type: message"), what the student reads: the exception's type and its message's
+    first line, the student's own code's, so no expected value."""
+    from tools.nbtools import _assigned_names, _parse
+
+    found = {}
+    for error in errors:
+        m = re.match(r"cell (\d+): (\w+): ?(.*)", error)
+        if not m or int(m.group(1)) > len(cells):
+            continue
+        tree = _parse(cells[int(m.group(1)) - 1].source)
+        said = f"the cell that defines it raised {m.group(2)}: {m.group(3)}"
+        for name in _assigned_names(tree) if tree else ():
+            found.setdefault(name, f"{said.rstrip(': ')} (cell {m.group(1)})")
+    return found
 
 
 def with_seed(check: dict, seed: int) -> dict:
@@ -797,8 +759,7 @@ def judge_question(
     check: dict, session: Session, out: dict, log: list, seed: int = 0
 ) -> None:
     with_seed(check, seed)
-    names = sorted({p for tc in check["cases"] for p in tc.params})
-    env = {}
+    names, env = sorted({p for tc in check["cases"] for p in tc.params}), {}
     for n in names:
         try:
             env[n] = session.value(n)
@@ -806,8 +767,11 @@ def judge_question(
             env[n] = exc
     missing = [n for n in names if _unanswered(env[n])]
     if missing:
-        out["hints"].append(f"{NOT_ANSWERED} ({', '.join(missing)})")
-        log.append(f"{check['name']}: {NOT_ANSWERED}: {missing}")
+        raised = getattr(session, "raised", {})
+        out["hints"] += [f"{n}: {raised[n]}" for n in missing if n in raised]
+        if stubs := [n for n in missing if n not in raised]:
+            out["hints"].append(f"{NOT_ANSWERED} ({', '.join(stubs)})")
+        log.append(f"{check['name']}: {'; '.join(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
     score = 0.0
@@ -826,36 +790,32 @@ def judge_question(
     out["score"], out["hints"] = score, list(dict.fromkeys(out["hints"]))
 
 
-class Exported:
+class Exported(Session):
     """Answers handed to the judge as a dict, as if exported from a notebook: each
     value read back through the same data-only unpickler, a function's results too."""
 
     def __init__(self, answers: dict, builds=(), question: str = ""):
-        self.answers, self.builds, self.question = answers, list(builds), question
+        self.answers, self.values, self.blocked = answers, {}, (list(builds), question)
 
-    def value(self, name: str):
+    def ask(self, op: str, name: str, payload=()):
+        found = self.answers.get(name)
+        reply = ("value", found)
         if name not in self.answers:
-            return ...
-        found = self.answers[name]
-        if callable(found) and not isinstance(found, type):
-            return functools.partial(self._call, found)
-        return self._read(found)
-
-    def _read(self, value):
+            reply = ("missing",)
+        elif op == "get" and callable(found) and not isinstance(found, type):
+            reply = ("callable",)
+        elif op == "call":
+            restore = blocking(*self.blocked)
+            try:
+                reply = ("value", found(*payload[0], **payload[1]))
+            except Exception as exc:
+                reply = ("error", f"{type(exc).__name__}: {exc}"[:300])
+            finally:
+                restore()
         try:
-            return read_reply(pickle.dumps(("value", value)))[1]
+            return read_reply(pickle.dumps(reply))
         except Exception as exc:
-            raise StudentError(f"the value cannot be read ({exc})") from None
-
-    def _call(self, function, *args, **kwargs):
-        restore = blocking(self.builds, self.question)
-        try:
-            value = function(*args, **kwargs)
-        except Exception as exc:
-            raise StudentError(f"raised {type(exc).__name__}: {exc}"[:300]) from None
-        finally:
-            restore()
-        return self._read(value)
+            raise StudentError(f"{name}: the value cannot be read ({exc})") from None
 
 
 def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
@@ -880,75 +840,47 @@ def digest(*paths: Path) -> str:
 
 
 def grade_one(
-    autograder_zip: Path,
-    submission: Path,
-    timeout: float = TIMEOUT,
-    hide: list[str] | None = None,
-    seed: int = 0,
+    autograder_zip: Path, submission: Path, timeout=TIMEOUT, hide=None, seed: int = 0
 ) -> dict:
     """Grade one notebook in a fresh interpreter: the judge's result dict, plus the
     status `timeout` or `error` when the judge itself did not finish."""
-    hide = (
-        hidden_dirs(Path(submission).parent, Path(autograder_zip).parent)
-        if hide is None
-        else hide
-    )
-    scratch = tempfile.TemporaryDirectory(prefix="attnsig-grade-")
-    command = [
-        sys.executable,
-        "-m",
-        "tools.grading",
-        "judge",
-        str(autograder_zip),
-        str(submission),
-        scratch.name,
-        f"--seed={seed}",
-        "--hide",
-        *hide,
-    ]
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(
-            [str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
-        ),
-    )
-    with scratch, tempfile.TemporaryFile("w+") as err:
+    if hide is None:
+        hide = hidden_dirs(Path(submission).parent, Path(autograder_zip).parent)
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    with (
+        tempfile.TemporaryDirectory(prefix="attnsig-grade-") as scratch,
+        tempfile.TemporaryFile("w+") as err,
+    ):
+        command = [sys.executable, "-m", "tools.grading", "judge", autograder_zip]
+        command += [submission, scratch, f"--seed={seed}", "--hide", *hide]
         proc = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
-            env=env,
-            start_new_session=True,
             cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=path),
+            start_new_session=True,
         )
         try:
-            out, _ = proc.communicate(timeout=timeout)
+            out = proc.communicate(timeout=timeout)[0]
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
-            out, _ = proc.communicate()
+            proc.communicate()
             out = None
         err.seek(0)
         stderr = err.read()
     cells = re.findall(r"\[grading\] cell (\d+) of (\d+)", stderr)
+    failed = {"status": "error", "questions": {}, "log": [stderr[-4000:]]}
     if out is None:
         where = f" in cell {cells[-1][0]} of {cells[-1][1]}" if cells else ""
-        return {
-            "status": "timeout",
-            "questions": {},
-            "log": [stderr[-4000:]],
-            "reason": f"did not finish in {timeout:g} s (running code{where})",
-        }
+        reason = f"did not finish in {timeout:g} s (running code{where})"
+        return {**failed, "status": "timeout", "reason": reason}
     try:
         result = json.loads(out)
     except json.JSONDecodeError:
         tail = stderr.strip().splitlines()[-1:] or ["no output"]
-        return {
-            "status": "error",
-            "questions": {},
-            "log": [stderr[-4000:]],
-            "reason": f"the grader failed: {tail[0][:200]}",
-        }
+        return {**failed, "reason": f"the grader failed: {tail[0][:200]}"}
     result["log"].append(stderr[-20000:])
     return result
 
@@ -991,12 +923,9 @@ def grade_many(
 ) -> dict[Path, list[dict]]:
     """Several assignments in one pool: autograder zip -> (submissions, out)."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
-    outs = [o for _, o in work.values() if o]
-    hide = hidden_dirs(
-        *{Path(s).parent for subs, _ in work.values() for s in subs},
-        *{Path(z).parent for z in work},
-        *outs,
-    )
+    folders = {Path(s).parent for subs, _ in work.values() for s in subs}
+    folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
+    hide = hidden_dirs(*folders)
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
@@ -1010,9 +939,8 @@ def grade_many(
             return json.loads(hit.read_text())
         result = grade_one(autograder_zip, sub, timeout, hide, seed)
         result["seed"] = seed
-        result["log"].insert(
-            0, f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
-        )
+        said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
+        result["log"].insert(0, said)
         if hit:
             hit.parent.mkdir(parents=True, exist_ok=True)
             hit.write_text(json.dumps(result))
@@ -1020,9 +948,8 @@ def grade_many(
 
     tasks = [(z, s, out) for z, (subs, out) in work.items() for s in subs]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = dict(
-            zip(((z, s) for z, s, _ in tasks), pool.map(one, tasks), strict=True)
-        )
+        done = pool.map(one, tasks)
+        results = {(z, s): r for (z, s, _), r in zip(tasks, done, strict=True)}
     tables = {}
     for z, (subs, out) in work.items():
         checks = {n: load_check(s, n)["possible"] for n, s in read_checks(z).items()}
@@ -1037,20 +964,21 @@ def grade_many(
 def write_table(rows: list[dict], path: Path) -> None:
     first = ["submission", "status", "seed", "total", "possible"]
     rest = sorted({k for r in rows for k in r} - {*first, "reason"})
+    write_csv(rows, path, [*first, *rest, "reason"])
+
+
+def write_csv(rows: list[dict], path: Path, fields: list[str]) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with Path(path).open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=[*first, *rest, "reason"])
+        writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
 
 def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
     """`feedback/<stem>.md` for the student, `log/<stem>.log` for the TA."""
-    lines = [
-        f"# Feedback: {stem}",
-        "",
-        f"Checked automatically: {row['total']:g} of {row['possible']:g} points.",
-    ]
+    points = f"{row['total']:g} of {row['possible']:g} points"
+    lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
     if row.get("seed"):
         lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
@@ -1058,15 +986,19 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
     for q, possible in checks.items():
         hints = result.get("questions", {}).get(q, {}).get("hints", [])
-        said = "; ".join(dict.fromkeys(h.replace("|", "/") for h in hints))
+        # One line per hint, and nothing that would break the Markdown table.
+        said = [(h.strip().splitlines() or [""])[0].replace("|", "/") for h in hints]
+        said = [h for h in dict.fromkeys(said) if h]  # and once: not inside another
+        said = "; ".join(h for h in said if not any(o != h and o in h for o in said))
         lines.append(f"| {q} | {row[q]:g} / {possible:g} | {said} |")
     lines += ["", "Written answers are graded by hand and come with the final grade."]
-    for sub, text in (
-        ("feedback", "\n".join(lines) + "\n"),
-        ("log", "\n\n".join(result.get("log", [])) + "\n"),
+    log = "\n\n".join(result.get("log", []))
+    for path, text in (
+        (f"feedback/{stem}.md", "\n".join(lines)),
+        (f"log/{stem}.log", log),
     ):
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        (out / sub / f"{stem}.{'md' if sub == 'feedback' else 'log'}").write_text(text)
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_text(text + "\n")
 
 
 # --- What the autograder zip declares
@@ -1077,33 +1009,13 @@ BOOK_TOOLS = re.compile(r"^(-e |jupyter-book|sphinx|myst|nbval|pytest|hypothesis
 
 @functools.cache
 def wheel() -> Path:
-    """The `attnsig` wheel, built once per process from this checkout's `src`."""
+    """The `attnsig` wheel, built once per process from this checkout's `src` into a
+    temporary folder that is removed when the process exits."""
+    from tools.student_edition import package_wheel
+
     where = Path(tempfile.mkdtemp(prefix="attnsig-wheel-"))
-    tree = where / "tree"
-    shutil.copytree(
-        ROOT / "src",
-        tree / "src",
-        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"),
-    )
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / name, tree / name)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(where),
-            str(tree),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return next(where.glob("attnsig-*.whl"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    return package_wheel(where)
 
 
 def zip_environment(folder: Path) -> dict:
@@ -1120,13 +1032,13 @@ def zip_environment(folder: Path) -> dict:
         line = line.split("#")[0].strip()
         if line and not BOOK_TOOLS.match(line):
             keep.append(pins.get(re.split(r"[=\[ <>]", line)[0].lower(), line))
-    whl = shutil.copy(wheel(), folder)
-    keep.append(f"./files/{Path(whl).name}")  # relative to the unpacked zip
+    whl = Path(shutil.copy(wheel(), folder)).name
+    keep.append(f"./files/{whl}")  # relative to the unpacked zip
     (folder / "requirements.txt").write_text("\n".join(keep) + "\n")
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    python = "{}.{}".format(*sys.version_info)
     return {
         "requirements": "requirements.txt",
-        "files": [Path(whl).name],
+        "files": [whl],
         "python_version": python,
     }
 
@@ -1139,18 +1051,14 @@ def rubric_questions(rubric_md: str) -> list[dict]:
     found, current = [], None
     for line in rubric_md.splitlines():
         if m := re.match(r"## (\w+)(?: \((\S+) points, \w+\)|: written part)", line):
-            current = {
-                "name": m.group(1),
-                "manual": m.group(2) is not None,
-                "items": [],
-            }
-            found.append(current)
+            found.append({"name": m.group(1), "manual": m.group(2) is not None})
+            current = found[-1]["items"] = []
         elif line.startswith("## "):
             current = None
         elif current is not None and line.startswith("- "):
             item = line[2:].strip()
             pts = re.search(r"\((\d+(?:\.\d+)?)\)$", item)
-            current["items"].append((item, float(pts.group(1)) if pts else 0.0))
+            current.append((item, float(pts.group(1)) if pts else 0.0))
     return found
 
 
@@ -1182,11 +1090,6 @@ def answers(nb, handed_out) -> dict[str, list]:
     return spans
 
 
-def _cell_html(cell) -> str:
-    text = html.escape(cell.source)
-    return f"<pre class='{cell.cell_type}'>{text}</pre>"
-
-
 def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list[Path]:
     """One HTML page (and PDF) per rubric question with every student's answer, and
     `rubric-sheet.csv` with a column per rubric item; `built` is the assignment's
@@ -1216,7 +1119,11 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
         body += [f"<li>{html.escape(item)}</li>" for item, _ in q["items"]] + ["</ul>"]
         for stem, found in spans.items():
             cells = (found or {}).get(anchor)
-            shown = "".join(map(_cell_html, cells)) if cells else "<p>(no answer)</p>"
+            shown = "".join(
+                f"<pre class='{c.cell_type}'>{html.escape(c.source)}</pre>"
+                for c in cells or ()
+            )
+            shown = shown or "<p>(no answer)</p>"
             if found is None:
                 shown = "<p>(the notebook cannot be read)</p>"
             body.append(f"<section><h2>{html.escape(stem)}</h2>{shown}</section>")
@@ -1225,13 +1132,10 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
         pages.append(page)
     if pdf:
         to_pdf(pages)
-    with (out / "rubric-sheet.csv").open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        header = ["submission"]
-        header += [f"{q['name']}: {item}" for q in qs for item, _ in q["items"]]
-        writer.writerow(header)
-        writer.writerow(["(points)"] + [f"{p:g}" for q in qs for _, p in q["items"]])
-        writer.writerows([stem] + [""] * (len(header) - 1) for stem in spans)
+    items = [(f"{q['name']}: {item}", p) for q in qs for item, p in q["items"]]
+    rows = [{"submission": "(points)"} | {k: f"{p:g}" for k, p in items}]
+    rows += [{"submission": stem} for stem in spans]
+    write_csv(rows, out / "rubric-sheet.csv", ["submission", *dict(items)])
     return pages
 
 
@@ -1263,10 +1167,8 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 
     def of(rows, sid):
         stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
-        if sid in stems:
-            return stems[sid]
         near = [r for s, r in stems.items() if sid in re.split(r"[_\-. ]", s)]
-        return near[0] if len(near) == 1 else None
+        return stems.get(sid) or (near[0] if len(near) == 1 else None)
 
     qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
     hcols = list(hand[0]) if hand else []
@@ -1276,25 +1178,16 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
         sid = student.get("id") or student.get("student_id") or ""
         row = {"id": sid, "name": student.get("name", "")}
         a, h = of(auto, sid) or {}, of(hand, sid) or {}
-        row["note"] = (
-            a.get("status", "no submission") if a.get("status") != "ok" else ""
-        )
+        status = a.get("status", "no submission")
+        row["note"] = "" if status == "ok" else status
         for q in dict.fromkeys(qcols + hq):
             pts = float(a.get(q) or 0)
             pts += sum(float(h.get(c) or 0) for c in hcols if c.startswith(f"{q}: "))
             row[q] = round(pts, 6)
         row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
-    write_table_plain(rows, out)
+    write_csv(rows, out, list(rows[0]) if rows else ["id"])
     return rows
-
-
-def write_table_plain(rows: list[dict], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"])
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 # --- The roster: a CSV `id,name[,email][,variant]`, one row per student
@@ -1327,10 +1220,7 @@ def assign_seeds(path: Path) -> list[dict]:
             taken.add(seed)
             r["variant"] = str(seed)
     fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
-    with Path(path).open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(rows, path, fields)
     return rows
 
 
@@ -1346,11 +1236,8 @@ def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
     """Each submission's variant seed from the roster (`student_of`; a student without
     a seed gets 0, the book's numbers); None for a submission of no student."""
     seeds = {r["id"].strip(): int(r.get("variant") or 0) for r in read_roster(roster)}
-    found = {}
-    for sub in subs:
-        sid = student_of(Path(sub).stem, list(seeds))
-        found[sub] = None if sid is None else seeds[sid]
-    return found
+    students = {sub: student_of(Path(sub).stem, list(seeds)) for sub in subs}
+    return {sub: seeds.get(sid) for sub, sid in students.items()}
 
 
 # --- Command line
@@ -1358,30 +1245,27 @@ def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
 
 def add_commands(sub) -> None:
     """The `grade`, `rubric` and `merge` commands (of `python -m tools.assignments`)."""
-    g = sub.add_parser("grade", help="grade a folder of submitted notebooks")
-    g.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
-    g.add_argument("folder", type=Path, help="the submitted notebooks (*.ipynb)")
-    g.add_argument(
-        "--timeout",
-        type=float,
-        default=TIMEOUT,
-        help="seconds per notebook (default %(default)g)",
+    g, r, m = (
+        sub.add_parser(name, help=text)
+        for name, text in (
+            ("grade", "grade a folder of submitted notebooks"),
+            ("rubric", "one page per rubric question, a rubric sheet"),
+            ("merge", "final grades: auto + rubric, for the LMS"),
+        )
     )
+    for p in (g, r, m):
+        p.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
+        p.add_argument("folder", type=Path, help="the submitted notebooks (*.ipynb)")
+    per = "seconds per notebook (default %(default)g)"
+    g.add_argument("--timeout", type=float, default=TIMEOUT, help=per)
     g.add_argument("--jobs", type=int, default=0, help="at a time (0: every core)")
     g.add_argument("--fresh", action="store_true", help="ignore the cache")
-    g.add_argument(
-        "--roster",
-        type=Path,
-        help="CSV id,name[,email],variant (from `distribute`): each submission, named "
-        "<id>[_...].ipynb, is graded on its student's numbers; without, on the book's",
+    roster = (
+        "CSV id,name[,email],variant (from `distribute`): each submission, named "
+        "<id>[_...].ipynb, is graded on its student's numbers; without, on the book's"
     )
-    r = sub.add_parser("rubric", help="one page per rubric question, a rubric sheet")
-    r.add_argument("chapter")
-    r.add_argument("folder", type=Path)
+    g.add_argument("--roster", type=Path, help=roster)
     r.add_argument("--no-pdf", action="store_true", help="HTML pages only")
-    m = sub.add_parser("merge", help="final grades: auto + rubric, for the LMS")
-    m.add_argument("chapter")
-    m.add_argument("folder", type=Path)
     m.add_argument(
         "--roster", type=Path, required=True, help="CSV with columns id, name"
     )
@@ -1391,22 +1275,19 @@ def add_commands(sub) -> None:
 def run_command(args) -> int:
     graded = args.folder / "graded"
     if args.command == "grade":
-        autograder = OUT / args.chapter / "autograder" / "autograder.zip"
         subs = sorted(args.folder.glob("*.ipynb"))
         seeds = roster_seeds(subs, args.roster) if args.roster else None
         if seeds is None:
             print(NO_ROSTER)
-        rows = grade(
-            autograder, subs, args.jobs, args.timeout, graded, args.fresh, seeds
-        )
+        zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
+        rows = grade(zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds)
         write_table(rows, graded / "scores.csv")
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
     elif args.command == "rubric":
-        pages = rubric_pages(
-            args.chapter, args.folder, graded / "rubric", pdf=not args.no_pdf
-        )
-        print(f"{len(pages)} rubric pages and rubric-sheet.csv -> {graded / 'rubric'}")
+        out = graded / "rubric"
+        pages = rubric_pages(OUT / args.chapter, args.folder, out, not args.no_pdf)
+        print(f"{len(pages)} rubric pages and rubric-sheet.csv -> {out}")
     else:
         sheet = args.rubric or graded / "rubric" / "rubric-sheet.csv"
         rows = merge(graded / "scores.csv", args.roster, sheet, graded / "grades.csv")
@@ -1423,19 +1304,15 @@ def main(argv: list[str]) -> int:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     j = sub.add_parser("judge", help="grade one notebook (JSON on stdout)")
-    j.add_argument("autograder_zip", type=Path)
-    j.add_argument("submission", type=Path)
-    j.add_argument("scratch", type=Path, help="an empty directory to run it in")
+    for name in ("autograder_zip", "submission", "scratch"):  # scratch: empty folder
+        j.add_argument(name, type=Path)
     j.add_argument("--seed", type=int, default=0, help="the student's variant seed")
     j.add_argument("--hide", nargs="*", default=[])
     add_commands(sub)
-    args = parser.parse_args(argv)
-    if args.command != "judge":
-        return run_command(args)
-    result = judge(
-        args.autograder_zip, args.submission, args.hide, args.scratch, args.seed
-    )
-    print(json.dumps(result))
+    a = parser.parse_args(argv)
+    if a.command != "judge":
+        return run_command(a)
+    print(json.dumps(judge(a.autograder_zip, a.submission, a.hide, a.scratch, a.seed)))
     return 0
 
 

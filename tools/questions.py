@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from tools.book import ROOT, chapter_notebooks
+from tools.book import ROOT, chapter_notebooks, solution_blocks
 from tools.nbtools import _assigned_names, _parse
 
 CHECKS_SUFFIX = "_checks.py"
@@ -51,9 +51,7 @@ SPEC_KEYS = {
 # student's draw (reserved: never an answer name).
 VARIANT_KEYS = {"draw", "cell", "names", "after", "describe"}
 VARIANT_ARG = "variant"
-_START = re.compile(r"```+\{solution-start\}\s*(\S+)")
 _EXERCISE = re.compile(r"```+\{exercise\}[^\n]*\n:label:\s*(\S+)")
-_END = re.compile(r"```+\{solution-end\}")
 
 
 def checks_path(notebook: Path) -> Path:
@@ -86,16 +84,13 @@ def _load(notebook: Path) -> tuple[dict, dict] | None:
     if not isinstance(found, dict):
         raise ValueError(f"{path.name}: expected a dict QUESTIONS, got {found!r}")
     for label, q in found.items():
-        extra = set(q) - SPEC_KEYS
-        if extra:
+        if extra := set(q) - SPEC_KEYS:
             raise ValueError(f"{path.name}, {label}: unknown keys {sorted(extra)}")
     variants = getattr(module, "VARIANTS", {})
     for key, v in variants.items():
         if set(v) != VARIANT_KEYS:
-            raise ValueError(
-                f"{path.name}, VARIANTS[{key!r}]: expected the keys "
-                f"{sorted(VARIANT_KEYS)}, got {sorted(v)}"
-            )
+            expected = f"expected the keys {sorted(VARIANT_KEYS)}, got {sorted(v)}"
+            raise ValueError(f"{path.name}, VARIANTS[{key!r}]: {expected}")
     return found, variants
 
 
@@ -105,12 +100,13 @@ def variant_problems(notebook: Path) -> list[str]:
     or `fixed`; each `after` names an exercise of the notebook; `variant` is no
     answer name; public checks never take it, hidden ones only with a `variant`."""
     specs, variants = load_checks(notebook) or {}, load_variants(notebook)
-    text = "\n".join(
-        c.source
-        for c in nbformat.read(notebook, as_version=4).cells
+    cells = nbformat.read(notebook, as_version=4).cells
+    labels = {
+        m
+        for c in cells
         if c.cell_type == "markdown"
-    )
-    labels = set(_EXERCISE.findall(text))
+        for m in _EXERCISE.findall(c.source)
+    }
     bad = [
         f"VARIANTS[{k!r}]: after {v['after']!r}, no exercise of the notebook"
         for k, v in variants.items()
@@ -220,9 +216,8 @@ def _spec(raw: dict, label: str, variants: dict | None = None) -> dict:
             spec["hidden"][i] = variant_check(f, variants[raw["variant"]]["draw"])
     if "wrong" in spec:
         spec["wrong"] = {k: mistake_cell(f) for k, f in spec["wrong"].items()}
-    for kind in ("public", "hidden", "wrong"):
-        if raw.get("verdicts") and kind in raw:
-            raise ValueError(f"{label}: a verdict question is checked by its table")
+    if raw.get("verdicts") and {"public", "hidden", "wrong"} & set(raw):
+        raise ValueError(f"{label}: a verdict question is checked by its table")
     return spec
 
 
@@ -230,10 +225,7 @@ def _answer_cell(nb, start: int, stop: int, names: list[str], label: str) -> int
     """The solution cell that computes the answer: the last one binding an answer."""
     found = None
     for j in range(start, stop):
-        cell = nb.cells[j]
-        if cell.cell_type != "code":
-            continue
-        tree = _parse(cell.source)
+        tree = _parse(nb.cells[j].source) if nb.cells[j].cell_type == "code" else None
         if tree is not None and set(names) & _assigned_names(tree):
             found = j
     if found is None:
@@ -260,21 +252,7 @@ def questions(notebook: Path, nb=None) -> list[dict]:
         if cell.cell_type == "markdown" and (m := _EXERCISE.search(cell.source)):
             exercises[m.group(1)] = i
     found = []
-    i = 0
-    while i < len(nb.cells):
-        m = (
-            _START.search(nb.cells[i].source)
-            if nb.cells[i].cell_type == "markdown"
-            else None
-        )
-        if not m:
-            i += 1
-            continue
-        start, stop = i, i + 1
-        while stop < len(nb.cells) and not _END.search(nb.cells[stop].source):
-            stop += 1
-        stop += 1  # the solution-end cell belongs to the block
-        label = m.group(1)
+    for start, stop, label in solution_blocks(nb):
         raw, spec, answer_cell, claims = specs.get(label), None, None, None
         if raw is not None:
             spec = _spec(raw, label, variants)
@@ -284,19 +262,19 @@ def questions(notebook: Path, nb=None) -> list[dict]:
                 spec = verdict_spec(spec, claims)
             elif not raw.get("manual"):
                 answer_cell = _answer_cell(nb, start, stop, raw["answer"], label)
+        name = re.sub(r"\W", "_", label.removeprefix("ex-"))
         found.append(
-            {
-                "label": label,
-                "name": re.sub(r"\W", "_", label.removeprefix("ex-")),
-                "exercise": exercises.get(label),
-                "start": start,
-                "stop": stop,
-                "spec": spec,
-                "answer_cell": answer_cell,
-                "claims": claims,
-            }
+            dict(
+                label=label,
+                name=name,
+                exercise=exercises.get(label),
+                start=start,
+                stop=stop,
+                spec=spec,
+                answer_cell=answer_cell,
+                claims=claims,
+            )
         )
-        i = stop
     unknown = sorted(set(specs) - {q["label"] for q in found})
     if unknown:
         raise ValueError(
@@ -309,11 +287,8 @@ def questions(notebook: Path, nb=None) -> list[dict]:
 def coverage(qs: list[dict]) -> tuple[int, int]:
     """(auto-checked, with a computable answer) among a chapter's questions."""
     auto = sum(q["answer_cell"] is not None for q in qs)
-    by_hand = sum(
-        q["answer_cell"] is None and (q["spec"] or {}).get("kind") == "computable"
-        for q in qs
-    )
-    return auto, auto + by_hand
+    by_hand = [q for q in qs if q["answer_cell"] is None and q["spec"]]
+    return auto, auto + sum(q["spec"].get("kind") == "computable" for q in by_hand)
 
 
 def how_graded(root: Path = ROOT) -> dict[str, str]:
@@ -325,9 +300,7 @@ def how_graded(root: Path = ROOT) -> dict[str, str]:
             if q["claims"]:
                 found[q["label"]] = "checks per claim"
             elif q["answer_cell"] is not None:
-                found[q["label"]] = "checks" + (
-                    " + rubric" if spec.get("rubric") else ""
-                )
+                found[q["label"]] = "checks + rubric" if "rubric" in spec else "checks"
             elif spec.get("manual"):
                 found[q["label"]] = f"rubric ({spec.get('kind', 'proof')})"
     return found
@@ -383,7 +356,8 @@ def verdict_table(cells, label: str) -> tuple[int, list[tuple[str, str]]]:
                     f"header {len(header)}: {line[:80]!r}"
                 )
             claim = row[v - 1]
-            if v >= 2 and row[0]:  # a part or question column first
+            # a part or question column first; a column numbering the claims is not
+            if v >= 2 and row[0] and row[0] != str(len(claims) + 1):
                 claim = f"{row[0]}: {claim}"
             claims.append((claim, verdict_of(row[v])))
         return k, claims
