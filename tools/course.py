@@ -93,17 +93,22 @@ def exercise_map_text(text: str, data: dict) -> str:
     )
 
 
+def _times(info: dict) -> str:
+    """A chapter's cells: reading, exercises, in all, TA minutes per submission."""
+    exercises = f"{info['exercise_minutes']} min ({len(info['exercises'])})"
+    return (
+        f"{info['reading']} min | {exercises} | {duration(info['total'])} | "
+        f"{info['ta_minutes']} |"
+    )
+
+
 def times_table(data: dict) -> str:
     rows = [
         "| chapter | reading | exercises | in all | TA minutes per submission |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for info in data["chapters"].values():
-        rows.append(
-            f"| {info['number']}. {{doc}}`/{info['doc']}` | {info['reading']} min | "
-            f"{info['exercise_minutes']} min ({len(info['exercises'])}) | "
-            f"{duration(info['total'])} | {info['ta_minutes']} |"
-        )
+        rows.append(f"| {info['number']}. {{doc}}`/{info['doc']}` | {_times(info)}")
     reading = sum(c["reading"] for c in data["chapters"].values())
     work = sum(c["exercise_minutes"] for c in data["chapters"].values())
     return "\n".join(
@@ -244,12 +249,8 @@ def syllabus_page(data: dict) -> str:
     ]
     for info in chapters.values():
         needs = ", ".join(str(chapters[p]["number"]) for p in info["prerequisites"])
-        lines.append(
-            f"| {info['number']}. {{doc}}`/{info['doc']}` | {needs or '—'} | "
-            f"{info['reading']} min | {info['exercise_minutes']} min "
-            f"({len(info['exercises'])}) | {duration(info['total'])} | "
-            f"{info['ta_minutes']} |"
-        )
+        doc = f"{{doc}}`/{info['doc']}`"
+        lines.append(f"| {info['number']}. {doc} | {needs or '—'} | {_times(info)}")
     for plan in data["plans"]:
         lines += ["", f"## {plan['title']}", ""]
         if plan.get("assumes"):
