@@ -178,32 +178,18 @@ def draw_graph(data: dict, path: Path) -> None:
     ax.set_ylim(height - 0.5, -0.5)
     ax.set_axis_off()
     box = {"boxstyle": "round,pad=0.4", "fc": "#eef3fb", "ec": "#3b6db3"}
-    label = {
-        s: ax.text(
-            level[s],
-            rows[s] + (height - len(columns[level[s]])) / 2,
-            f"{info['number']}. {s}",
-            ha="center",
-            va="center",
-            fontsize=9,
-            bbox=box,
-        )
-        for s, info in data["chapters"].items()
-    }
+    style = {"ha": "center", "va": "center", "fontsize": 9, "bbox": box}
+    label = {}
+    for s, info in data["chapters"].items():
+        y = rows[s] + (height - len(columns[level[s]])) / 2
+        label[s] = ax.text(level[s], y, f"{info['number']}. {s}", **style)
+    arrow = {"arrowstyle": "-|>", "lw": 0.9, "connectionstyle": "arc3,rad=0.08"}
     for stem, info in data["chapters"].items():
         for p in info["prerequisites"]:
+            color = "#9a9a9a" if p == "tour" else "#333333"
+            ends = {"xy": (0, 0.5), "xycoords": label[stem], "xytext": (1, 0.5)}
             ax.annotate(
-                "",
-                xy=(0, 0.5),
-                xycoords=label[stem],
-                xytext=(1, 0.5),
-                textcoords=label[p],
-                arrowprops={
-                    "arrowstyle": "-|>",
-                    "lw": 0.9,
-                    "color": "#9a9a9a" if p == "tour" else "#333333",
-                    "connectionstyle": "arc3,rad=0.08",
-                },
+                "", **ends, textcoords=label[p], arrowprops=arrow | {"color": color}
             )
     fig.savefig(
         path,
