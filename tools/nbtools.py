@@ -104,11 +104,8 @@ def is_setup_cell(cell) -> bool:
 
 def fix(nb) -> None:
     """Insert or refresh the set-up cell and tag every cell of a gated solution."""
-    first_code = next(
-        (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None
-    )
-    if first_code is not None and is_setup_cell(nb.cells[first_code]):
-        cell = nb.cells[first_code]
+    cell = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if cell is not None and is_setup_cell(cell):
         cell.source = SETUP_SOURCE
     else:
         cell = nbformat.v4.new_code_cell(SETUP_SOURCE)
