@@ -248,17 +248,15 @@ def syllabus_page(data: dict) -> str:
             "| week | chapters | student time | TA minutes per student |",
             "| --- | --- | ---: | ---: |",
         ]
-        for week, stems in enumerate(plan["weeks"], start=1):
-            docs = ", ".join(f"{{doc}}`/{chapters[s]['doc']}`" for s in stems)
+        every = [s for week in plan["weeks"] for s in week]
+        rows = [
+            (week, ", ".join(f"{{doc}}`/{chapters[s]['doc']}`" for s in stems), stems)
+            for week, stems in enumerate(plan["weeks"], start=1)
+        ]
+        for name, shown, stems in [*rows, ("in all", f"{len(every)} chapters", every)]:
             student = sum(chapters[s]["total"] for s in stems)
             ta = sum(chapters[s]["ta_minutes"] for s in stems)
-            lines.append(f"| {week} | {docs} | {duration(student)} | {ta} |")
-        stems = [s for week in plan["weeks"] for s in week]
-        lines.append(
-            f"| in all | {len(stems)} chapters | "
-            f"{duration(sum(chapters[s]['total'] for s in stems))} | "
-            f"{sum(chapters[s]['ta_minutes'] for s in stems)} |"
-        )
+            lines.append(f"| {name} | {shown} | {duration(student)} | {ta} |")
     return "\n".join(lines) + "\n"
 
 

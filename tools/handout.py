@@ -30,14 +30,8 @@ from pathlib import Path
 
 import nbformat
 
-from tools.book import (
-    DIRECTIVE,
-    ROOT,
-    STUDENT_BRANCH,
-    chapter_notebooks,
-    directive_label,
-    solution_blocks,
-)
+from tools import book
+from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks, solution_blocks
 from tools.jupyter_markdown import Context, context_for, to_jupyter
 from tools.nbtools import repository_url
 
@@ -99,11 +93,11 @@ _SOLUTION_END = re.compile(
 
 def _exercise_titles(nb) -> dict[str, str]:
     return {
-        directive_label(m.group(4)): m.group(3).strip()
+        book.directive_label(m.group(4)): m.group(3).strip()
         for cell in nb.cells
         if cell.cell_type == "markdown"
-        for m in DIRECTIVE.finditer(cell.source)
-        if m.group(2) == "exercise" and directive_label(m.group(4))
+        for m in book.DIRECTIVE.finditer(cell.source)
+        if m.group(2) == "exercise" and book.directive_label(m.group(4))
     }
 
 
@@ -195,27 +189,23 @@ def launch_addresses(docname: str, root: Path = ROOT) -> dict[str, tuple[str, st
     repo = repository_url(root).rstrip("/")
     owner, name = repo.split("/")[-2:]
     branch = config.get("repository", {}).get("branch", "main")
-    book = str(config.get("repository", {}).get("path_to_book", "")).strip("/")
-    source = f"{book}/{docname}.ipynb" if book else f"{docname}.ipynb"
+    folder = str(config.get("repository", {}).get("path_to_book", "")).strip("/")
+    source = f"{folder}/{docname}.ipynb" if folder else f"{docname}.ipynb"
     rendered = f"{FULL_FOLDER}/{docname}.ipynb"
     launch = config.get("launch_buttons", {})
     ui = {"classic": "tree", "jupyterlab": "lab/tree"}[
         launch.get("notebook_interface", "classic")
     ]
-    # The button's address from its setting: {0} a branch, {1} a path in it.
-    templates = {
-        "binder": ("binderhub_url", "{url}/v2/gh/{owner}/{name}/{0}?urlpath={ui}/{1}"),
-        "colab": ("colab_url", "{url}/github/{owner}/{name}/blob/{0}/{1}"),
-    }
     found = {}
-    for key, (setting, template) in templates.items():
+    for key, setting, template in (  # {0}: a branch, {1}: a path in it
+        ("binder", "binderhub_url", "{url}/v2/gh/{owner}/{name}/{0}?urlpath={ui}/{1}"),
+        ("colab", "colab_url", "{url}/github/{owner}/{name}/blob/{0}/{1}"),
+    ):
         url = str(launch.get(setting, "")).rstrip("/")
         fill = {"url": url, "owner": owner, "name": name, "ui": ui}
+        pairs = ((branch, source), (STUDENT_BRANCH, rendered))
         if url:
-            found[key] = (
-                template.format(branch, source, **fill),
-                template.format(STUDENT_BRANCH, rendered, **fill),
-            )
+            found[key] = tuple(template.format(*pair, **fill) for pair in pairs)
     return found
 
 
