@@ -24,6 +24,7 @@ not execute the notebooks again.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -61,34 +62,21 @@ def probe(env: dict[str, str] | None = None) -> dict:
 
 def second_kernel() -> tuple[str | None, str]:
     """The `OPENBLAS_CORETYPE` of the second nbval run (or None) and why."""
-    if platform.machine().lower() not in {"x86_64", "amd64"}:
-        return (
-            None,
-            f"OPENBLAS_CORETYPE selects x86-64 kernels; this is {platform.machine()}",
-        )
-    try:
-        import threadpoolctl  # noqa: F401
-    except ImportError:
-        return (
-            None,
-            "threadpoolctl (requirements-test.txt) is missing: the kernel is unknown",
-        )
+    machine = platform.machine()
+    if machine.lower() not in {"x86_64", "amd64"}:
+        return None, f"OPENBLAS_CORETYPE selects x86-64 kernels; this is {machine}"
+    if importlib.util.find_spec("threadpoolctl") is None:
+        return None, "threadpoolctl (requirements-test.txt) is missing: no kernel known"
     found = probe()
     own = found["kernel"]
     if own is None:
-        return (
-            None,
-            "NumPy does not use OpenBLAS here, so OPENBLAS_CORETYPE means nothing",
-        )
+        return None, "NumPy does not use OpenBLAS here, so OPENBLAS_CORETYPE is moot"
     if own.lower() != _AVX2_KERNEL.lower() and found["avx2"]:
         second = _AVX2_KERNEL
     elif own.lower() not in {_BASELINE_KERNEL.lower(), "katmai", "core2"}:
         second = _BASELINE_KERNEL
     else:
-        return (
-            None,
-            f"this CPU's kernel ({own}) is already the baseline and it lacks AVX2",
-        )
+        return None, f"this CPU's kernel ({own}) is already the baseline, without AVX2"
     return second, f"this CPU's own kernel is {own}; the second run uses {second}"
 
 
@@ -115,22 +103,14 @@ def run_nbval(junit_into: Path, pytest_args: list[str]) -> int:
 
 def merge_junit(into: Path, extra: Path, suffix: str) -> None:
     """Append the test suites of `extra` to the JUnit file `into`."""
-    tree = ET.parse(into)
-    root = tree.getroot()
+    root = ET.parse(into).getroot()
     if root.tag != "testsuites":
-        wrapper = ET.Element("testsuites")
-        wrapper.append(root)
-        root = wrapper
-        tree = ET.ElementTree(root)
-    extra_root = ET.parse(extra).getroot()
-    for suite in (
-        [extra_root]
-        if extra_root.tag == "testsuite"
-        else list(extra_root.iter("testsuite"))
-    ):
+        root = ET.Element("testsuites")
+        root.append(ET.parse(into).getroot())
+    for suite in ET.parse(extra).getroot().iter("testsuite"):  # the root if it is one
         suite.set("name", suite.get("name", "pytest") + suffix)
         root.append(suite)
-    tree.write(into, encoding="utf-8", xml_declaration=True)
+    ET.ElementTree(root).write(into, encoding="utf-8", xml_declaration=True)
 
 
 def stored_config(source: Path, target: Path) -> int:

@@ -74,7 +74,7 @@ def solution_blocks(nb) -> list[tuple[int, int, str]]:
 
 # --- Numbered objects and exercises, as Sphinx numbers them
 
-_DIRECTIVE = re.compile(
+DIRECTIVE = re.compile(
     r"^[ \t]*(`{3,}|:{3,})\{([\w:-]+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
 )
 
@@ -112,24 +112,16 @@ def numbered_objects(cells) -> list[Numbered]:
     found: list[Numbered] = []
     for cell in cells:
         if cell.cell_type == "markdown":
-            items = []
-            for m in _DIRECTIVE.finditer(cell.source):
-                if _NUMBERED.fullmatch(m.group(2)):
-                    option = _OPTION.search(m.group(4))
-                    items.append(
-                        (
-                            m.start(),
-                            Numbered(m.group(2), option.group(2) if option else ""),
-                        )
-                    )
-            items += [
-                (m.start(), Numbered("equation", m.group(1)))
-                for m in _EQUATION.finditer(cell.source)
+            items = [
+                (m.start(), Numbered(m.group(2), directive_label(m.group(4))))
+                for m in DIRECTIVE.finditer(cell.source)
+                if _NUMBERED.fullmatch(m.group(2))
             ]
-            items += [
-                (m.start(), Numbered("target", m.group(1)))
-                for m in _TARGET.finditer(cell.source)
-            ]
+            for kind, pattern in (("equation", _EQUATION), ("target", _TARGET)):
+                items += [
+                    (m.start(), Numbered(kind, m.group(1)))
+                    for m in pattern.finditer(cell.source)
+                ]
             found += [item for _, item in sorted(items, key=lambda x: x[0])]
         elif cell.cell_type == "code":
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
@@ -143,6 +135,12 @@ def numbered_objects(cells) -> list[Numbered]:
     return found
 
 
+def directive_label(options: str) -> str:
+    """The `:label:` (or `:name:`) of a directive's option lines, '' when none."""
+    option = _OPTION.search(options)
+    return option.group(2) if option else ""
+
+
 def exercise_statements(cells) -> dict[str, str]:
     statements = {}
     for cell in cells:
@@ -151,9 +149,8 @@ def exercise_statements(cells) -> dict[str, str]:
         for m in re.finditer(
             r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
         ):
-            label = _OPTION.search(m.group(1))
-            if label:
-                statements[label.group(2)] = m.group(2)
+            if directive_label(m.group(1)):
+                statements[directive_label(m.group(1))] = m.group(2)
     return statements
 
 

@@ -93,17 +93,22 @@ def exercise_map_text(text: str, data: dict) -> str:
     )
 
 
+def _times(info: dict) -> str:
+    """A chapter's cells: reading, exercises, in all, TA minutes per submission."""
+    exercises = f"{info['exercise_minutes']} min ({len(info['exercises'])})"
+    return (
+        f"{info['reading']} min | {exercises} | {duration(info['total'])} | "
+        f"{info['ta_minutes']} |"
+    )
+
+
 def times_table(data: dict) -> str:
     rows = [
         "| chapter | reading | exercises | in all | TA minutes per submission |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for info in data["chapters"].values():
-        rows.append(
-            f"| {info['number']}. {{doc}}`/{info['doc']}` | {info['reading']} min | "
-            f"{info['exercise_minutes']} min ({len(info['exercises'])}) | "
-            f"{duration(info['total'])} | {info['ta_minutes']} |"
-        )
+        rows.append(f"| {info['number']}. {{doc}}`/{info['doc']}` | {_times(info)}")
     reading = sum(c["reading"] for c in data["chapters"].values())
     work = sum(c["exercise_minutes"] for c in data["chapters"].values())
     return "\n".join(
@@ -173,32 +178,18 @@ def draw_graph(data: dict, path: Path) -> None:
     ax.set_ylim(height - 0.5, -0.5)
     ax.set_axis_off()
     box = {"boxstyle": "round,pad=0.4", "fc": "#eef3fb", "ec": "#3b6db3"}
-    label = {
-        s: ax.text(
-            level[s],
-            rows[s] + (height - len(columns[level[s]])) / 2,
-            f"{info['number']}. {s}",
-            ha="center",
-            va="center",
-            fontsize=9,
-            bbox=box,
-        )
-        for s, info in data["chapters"].items()
-    }
+    style = {"ha": "center", "va": "center", "fontsize": 9, "bbox": box}
+    label = {}
+    for s, info in data["chapters"].items():
+        y = rows[s] + (height - len(columns[level[s]])) / 2
+        label[s] = ax.text(level[s], y, f"{info['number']}. {s}", **style)
+    arrow = {"arrowstyle": "-|>", "lw": 0.9, "connectionstyle": "arc3,rad=0.08"}
     for stem, info in data["chapters"].items():
         for p in info["prerequisites"]:
+            color = "#9a9a9a" if p == "tour" else "#333333"
+            ends = {"xy": (0, 0.5), "xycoords": label[stem], "xytext": (1, 0.5)}
             ax.annotate(
-                "",
-                xy=(0, 0.5),
-                xycoords=label[stem],
-                xytext=(1, 0.5),
-                textcoords=label[p],
-                arrowprops={
-                    "arrowstyle": "-|>",
-                    "lw": 0.9,
-                    "color": "#9a9a9a" if p == "tour" else "#333333",
-                    "connectionstyle": "arc3,rad=0.08",
-                },
+                "", **ends, textcoords=label[p], arrowprops=arrow | {"color": color}
             )
     fig.savefig(
         path,
@@ -244,12 +235,8 @@ def syllabus_page(data: dict) -> str:
     ]
     for info in chapters.values():
         needs = ", ".join(str(chapters[p]["number"]) for p in info["prerequisites"])
-        lines.append(
-            f"| {info['number']}. {{doc}}`/{info['doc']}` | {needs or '—'} | "
-            f"{info['reading']} min | {info['exercise_minutes']} min "
-            f"({len(info['exercises'])}) | {duration(info['total'])} | "
-            f"{info['ta_minutes']} |"
-        )
+        doc = f"{{doc}}`/{info['doc']}`"
+        lines.append(f"| {info['number']}. {doc} | {needs or '—'} | {_times(info)}")
     for plan in data["plans"]:
         lines += ["", f"## {plan['title']}", ""]
         if plan.get("assumes"):
@@ -261,17 +248,15 @@ def syllabus_page(data: dict) -> str:
             "| week | chapters | student time | TA minutes per student |",
             "| --- | --- | ---: | ---: |",
         ]
-        for week, stems in enumerate(plan["weeks"], start=1):
-            docs = ", ".join(f"{{doc}}`/{chapters[s]['doc']}`" for s in stems)
+        every = [s for week in plan["weeks"] for s in week]
+        rows = [
+            (week, ", ".join(f"{{doc}}`/{chapters[s]['doc']}`" for s in stems), stems)
+            for week, stems in enumerate(plan["weeks"], start=1)
+        ]
+        for name, shown, stems in [*rows, ("in all", f"{len(every)} chapters", every)]:
             student = sum(chapters[s]["total"] for s in stems)
             ta = sum(chapters[s]["ta_minutes"] for s in stems)
-            lines.append(f"| {week} | {docs} | {duration(student)} | {ta} |")
-        stems = [s for week in plan["weeks"] for s in week]
-        lines.append(
-            f"| in all | {len(stems)} chapters | "
-            f"{duration(sum(chapters[s]['total'] for s in stems))} | "
-            f"{sum(chapters[s]['ta_minutes'] for s in stems)} |"
-        )
+            lines.append(f"| {name} | {shown} | {duration(student)} | {ta} |")
     return "\n".join(lines) + "\n"
 
 

@@ -22,6 +22,7 @@ edition.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from dataclasses import replace
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import nbformat
 
+from tools import book
 from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks, solution_blocks
 from tools.jupyter_markdown import Context, context_for, to_jupyter
 from tools.nbtools import repository_url
@@ -79,10 +81,6 @@ def myst_left(nb) -> list[str]:
     ]
 
 
-_EXERCISE_TITLE = re.compile(
-    r"^[ \t]*[`:]{3,}\{exercise\}[ \t]*([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
-)
-_LABEL = re.compile(r":label:[ \t]*(\S+)")
 _SOLUTION_START = re.compile(
     r"^[ \t]*(`{3,}|:{3,})\{solution-start\}[^\n]*\n"
     r"(?:[ \t]*:[\w-]+:[^\n]*\n)*[ \t]*\1[ \t]*$",
@@ -94,14 +92,13 @@ _SOLUTION_END = re.compile(
 
 
 def _exercise_titles(nb) -> dict[str, str]:
-    titles = {}
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for m in _EXERCISE_TITLE.finditer(cell.source):
-                label = _LABEL.search(m.group(2))
-                if label:
-                    titles[label.group(1)] = m.group(1).strip()
-    return titles
+    return {
+        book.directive_label(m.group(4)): m.group(3).strip()
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for m in book.DIRECTIVE.finditer(cell.source)
+        if m.group(2) == "exercise" and book.directive_label(m.group(4))
+    }
 
 
 def _mark_solutions(nb, numbers: dict[str, str], context: Context) -> None:
@@ -192,26 +189,23 @@ def launch_addresses(docname: str, root: Path = ROOT) -> dict[str, tuple[str, st
     repo = repository_url(root).rstrip("/")
     owner, name = repo.split("/")[-2:]
     branch = config.get("repository", {}).get("branch", "main")
-    book = str(config.get("repository", {}).get("path_to_book", "")).strip("/")
-    source = f"{book}/{docname}.ipynb" if book else f"{docname}.ipynb"
+    folder = str(config.get("repository", {}).get("path_to_book", "")).strip("/")
+    source = f"{folder}/{docname}.ipynb" if folder else f"{docname}.ipynb"
     rendered = f"{FULL_FOLDER}/{docname}.ipynb"
     launch = config.get("launch_buttons", {})
     ui = {"classic": "tree", "jupyterlab": "lab/tree"}[
         launch.get("notebook_interface", "classic")
     ]
     found = {}
-    binder = str(launch.get("binderhub_url", "")).rstrip("/")
-    if binder:
-        found["binder"] = (
-            f"{binder}/v2/gh/{owner}/{name}/{branch}?urlpath={ui}/{source}",
-            f"{binder}/v2/gh/{owner}/{name}/{STUDENT_BRANCH}?urlpath={ui}/{rendered}",
-        )
-    colab = str(launch.get("colab_url", "")).rstrip("/")
-    if colab:
-        found["colab"] = (
-            f"{colab}/github/{owner}/{name}/blob/{branch}/{source}",
-            f"{colab}/github/{owner}/{name}/blob/{STUDENT_BRANCH}/{rendered}",
-        )
+    for key, setting, template in (  # {0}: a branch, {1}: a path in it
+        ("binder", "binderhub_url", "{url}/v2/gh/{owner}/{name}/{0}?urlpath={ui}/{1}"),
+        ("colab", "colab_url", "{url}/github/{owner}/{name}/blob/{0}/{1}"),
+    ):
+        url = str(launch.get(setting, "")).rstrip("/")
+        fill = {"url": url, "owner": owner, "name": name, "ui": ui}
+        pairs = ((branch, source), (STUDENT_BRANCH, rendered))
+        if url:
+            found[key] = tuple(template.format(*pair, **fill) for pair in pairs)
     return found
 
 
@@ -242,16 +236,23 @@ def full_html(html: Path = FULL_HTML, root: Path = ROOT) -> int:
     return 0 if count else 1
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) in (1, 2) and argv[0] == "full-html":
-        return full_html(Path(argv[1]) if len(argv) == 2 else FULL_HTML)
-    if len(argv) == 2 and argv[0] == "full":
-        written = write_full(Path(argv[1]))
-        print(f"{len(written)} full-edition notebooks in {argv[1]}")
-        return 0
-    print(__doc__)
-    return 2
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    html = sub.add_parser("full-html", help="render a built full edition's notebooks")
+    html.add_argument("html", nargs="?", type=Path, default=FULL_HTML)
+    sub.add_parser("full", help="the full edition's notebooks, into DIR").add_argument(
+        "target", type=Path
+    )
+    args = parser.parse_args(argv)
+    if args.command == "full-html":
+        return full_html(args.html)
+    written = write_full(args.target)
+    print(f"{len(written)} full-edition notebooks in {args.target}")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -14,6 +14,7 @@ fail on a page whose icon is missing from these fonts.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -31,24 +32,18 @@ SUBSETS = [
 def theme_static() -> Path:
     import pydata_sphinx_theme
 
-    return (
-        Path(pydata_sphinx_theme.__file__).parent
-        / "theme"
-        / "pydata_sphinx_theme"
-        / "static"
-    )
+    package = Path(pydata_sphinx_theme.__file__).parent
+    return package / "theme" / "pydata_sphinx_theme" / "static"
 
 
 def icon_names(folders: list[Path]) -> set[str]:
     """The ``fa-*`` classes of every built page (and of the theme's scripts)."""
     names: set[str] = set()
     for folder in folders:
-        for path in list(folder.rglob("*.html")) + list(
-            (folder / "_static").rglob("*.js")
-        ):
-            names |= set(
-                re.findall(r"\bfa-([a-z0-9-]+)", path.read_text(errors="replace"))
-            )
+        paths = [*folder.rglob("*.html"), *(folder / "_static").rglob("*.js")]
+        for path in paths:
+            text = path.read_text(errors="replace")
+            names |= set(re.findall(r"\bfa-([a-z0-9-]+)", text))
     return names
 
 
@@ -64,11 +59,15 @@ def codepoints(css: str, names: set[str]) -> set[int]:
     return found
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    folders = [Path(a) for a in argv] or [f for f in EDITIONS if f.is_dir()]
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("html", nargs="*", type=Path, help="built HTML folders")
+    folders = parser.parse_args(argv).html or [f for f in EDITIONS if f.is_dir()]
     if not folders:
         print("no built edition: run `make book student` first")
         return 1
@@ -95,4 +94,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

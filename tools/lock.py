@@ -18,8 +18,8 @@ still covers the environment.
 
 from __future__ import annotations
 
+import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,39 +31,21 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-REQUIREMENT_FILES = ("requirements.txt", "requirements-test.txt")
 # The student set-up: pinned here too, though this environment need not install it.
 STUDENT_REQUIREMENTS = "student/requirements.txt"
-ALWAYS = ("pip",)
 EDITABLE = "attnsig"  # the package of this repository, installed from the checkout
 
 
-def direct_requirements(root: Path = ROOT) -> list[Requirement]:
-    """The requirements named in the requirements files (options, `-e .` left out)."""
-    found = []
-    for name in REQUIREMENT_FILES:
+def _requirements(root: Path) -> list[Requirement]:
+    """The requirement files' lines (options and `-e .` left out), attnsig and pip."""
+    found = [Requirement(EDITABLE), Requirement("pip")]
+    for name in ("requirements.txt", "requirements-test.txt"):
         for line in (root / name).read_text().splitlines():
-            line = line.split("#")[0].strip()
-            if not line or line.startswith("-"):
-                continue
             try:
-                found.append(Requirement(line))
-            except InvalidRequirement:
+                found.append(Requirement(line.split("#")[0].strip()))
+            except InvalidRequirement:  # blank, an option or a path
                 continue
     return found
-
-
-def _dependencies(dist: metadata.Distribution, extras: set[str]) -> list[Requirement]:
-    deps = []
-    for text in dist.requires or []:
-        req = Requirement(text)
-        if req.marker is None:
-            deps.append(req)
-            continue
-        environments = [dict(default_environment(), extra=e) for e in extras | {""}]
-        if any(req.marker.evaluate(env) for env in environments):
-            deps.append(req)
-    return deps
 
 
 def needed_distributions(root: Path = ROOT) -> dict[str, metadata.Distribution]:
@@ -71,8 +53,7 @@ def needed_distributions(root: Path = ROOT) -> dict[str, metadata.Distribution]:
     installed = {
         canonicalize_name(d.metadata["Name"]): d for d in metadata.distributions()
     }
-    todo = [(r, set(r.extras)) for r in direct_requirements(root)]
-    todo += [(Requirement(EDITABLE), set()), *[(Requirement(n), set()) for n in ALWAYS]]
+    todo = [(r, set(r.extras)) for r in _requirements(root)]
     seen: dict[str, metadata.Distribution] = {}
     while todo:
         req, extras = todo.pop()
@@ -81,22 +62,24 @@ def needed_distributions(root: Path = ROOT) -> dict[str, metadata.Distribution]:
         if dist is None or name in seen:
             continue
         seen[name] = dist
-        todo += [(r, set(r.extras)) for r in _dependencies(dist, extras)]
+        environments = [dict(default_environment(), extra=e) for e in extras | {""}]
+        for dep in map(Requirement, dist.requires or []):
+            if dep.marker is None or any(map(dep.marker.evaluate, environments)):
+                todo.append((dep, set(dep.extras)))
     seen.pop(canonicalize_name(EDITABLE), None)
     return seen
 
 
 def pin(version: str) -> str:
-    return re.sub(r"\+.*$", "", version)
+    """The version without its local label: ``pin("2.13.0+cpu") == "2.13.0"``."""
+    return version.partition("+")[0]
 
 
 def student_pins(pins: list[str], root: Path = ROOT) -> dict[str, str]:
-    """Name -> ``Name==version`` of what the student set-up installs.
+    """Name -> ``Name==version`` of what the student set-up installs under `pins`.
 
-    The student set-up (`STUDENT_REQUIREMENTS`, shipped in the zip of student
-    notebooks) adds a Jupyter front end that this environment need not have, so its
-    versions come from pip's resolution (a dry run against the package index) under
-    `pins`, the versions of this environment.
+    Its Jupyter front end need not be installed here, so its versions come from pip's
+    resolution (a dry run against the package index).
     """
     with tempfile.TemporaryDirectory() as tmp:
         constraints, report = Path(tmp) / "constraints.txt", Path(tmp) / "report.json"
@@ -109,40 +92,38 @@ def student_pins(pins: list[str], root: Path = ROOT) -> dict[str, str]:
             ],
             check=True,
         )
-        installs = json.loads(report.read_text())["install"]
+        installs = [i["metadata"] for i in json.loads(report.read_text())["install"]]
     return {
-        canonicalize_name(i["metadata"]["name"]): (
-            f"{i['metadata']['name']}=={pin(i['metadata']['version'])}"
-        )
-        for i in installs
+        canonicalize_name(m["name"]): f"{m['name']}=={pin(m['version'])}"
+        for m in installs
     }
 
 
 def render(root: Path = ROOT) -> str:
-    dists = needed_distributions(root)
-    lines = [
-        "# Every package `make` installs, at one version (`make lock` writes it).",
-        f"# Python {sys.version_info.major}.{sys.version_info.minor}; "
-        "installed with `pip install -c constraints.txt -r requirements.txt`.",
-    ]
     pins = {
-        name: f"{d.metadata['Name']}=={pin(d.version)}" for name, d in dists.items()
+        name: f"{d.metadata['Name']}=={pin(d.version)}"
+        for name, d in needed_distributions(root).items()
     }
     if (root / STUDENT_REQUIREMENTS).exists():
         for name, line in student_pins(list(pins.values()), root).items():
             pins.setdefault(name, line)
-    lines += [line for _, line in sorted(pins.items())]
-    return "\n".join(lines) + "\n"
+    header = [
+        "# Every package `make` installs, at one version (`make lock` writes it).",
+        f"# Python {sys.version_info.major}.{sys.version_info.minor}; "
+        "installed with `pip install -c constraints.txt -r requirements.txt`.",
+    ]
+    return "\n".join(header + [line for _, line in sorted(pins.items())]) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(__doc__)
-        return 2
-    Path(argv[0]).write_text(render())
-    print(f"wrote {argv[0]}: {len(needed_distributions())} packages pinned")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("constraints", type=Path, help="the file to write")
+    target = parser.parse_args(argv).constraints
+    text = render()
+    target.write_text(text)
+    print(f"wrote {target}: {text.count('==')} packages pinned")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(argv=sys.argv[1:]))
+    sys.exit(main())

@@ -10,6 +10,7 @@ chapter.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import sys
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,6 +62,7 @@ REPO_URL = repository_url()
 SETUP_SOURCE = setup_source(REPO_URL, book_version())
 
 SETUP_TAGS = ["remove-cell"]
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 SOLUTION_TAG = "solution"
 IGNORE_OUTPUT_TAG = "nbval-ignore-output"
 # One idea per code cell: at most this many non-blank lines, unless the cell is tagged
@@ -99,11 +104,8 @@ def is_setup_cell(cell) -> bool:
 
 def fix(nb) -> None:
     """Insert or refresh the set-up cell and tag every cell of a gated solution."""
-    first_code = next(
-        (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None
-    )
-    if first_code is not None and is_setup_cell(nb.cells[first_code]):
-        cell = nb.cells[first_code]
+    cell = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if cell is not None and is_setup_cell(cell):
         cell.source = SETUP_SOURCE
     else:
         cell = nbformat.v4.new_code_cell(SETUP_SOURCE)
@@ -116,11 +118,7 @@ def fix(nb) -> None:
         if in_solution:
             tags.append(SOLUTION_TAG)
         _set_tags(cell, tags)
-    nb.metadata["kernelspec"] = {
-        "display_name": "Python 3",
-        "language": "python",
-        "name": "python3",
-    }
+    nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata.setdefault("language_info", {"name": "python"})
     # Live explorers run only with a kernel; their stored widget state would only add
     # JSON to the page (no widget scripts are loaded to show it).
@@ -162,154 +160,106 @@ def _parse(source: str) -> ast.AST | None:
         return None
 
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{[^}]*\})?")
+# The book's own Markdown parser (myst-parser on markdown-it-py), with its math syntax.
+_MD = create_md_parser(
+    MdParserConfig(enable_extensions={"amsmath", "dollarmath", "colon_fence"}),
+    RendererHTML,
+)
 _VERBATIM = {"{code-cell}", "{code-block}", "{code}", "{math}", "{raw}", "{eval-rst}"}
-_BEGIN = re.compile(r"^\s*\\begin\{([A-Za-z*]+)\}")
-_GLUED = "right after a line of text: leave a blank line before it"
-_TEXT_BEFORE = "text before `$$` on its line: put the display on lines of its own"
-_TEXT_AFTER = "text after the closing `$$` on its line: start a new paragraph"
+_OPTIONS = re.compile(r"(?:[ \t]*:[\w-]+:[^\n]*\n)*")
+_IN_PARAGRAPH = "`$$` inside a paragraph: put the display on lines of its own"
+_GLUED = "\\begin{...} right after a line of text: leave a blank line before it"
 
 
-def glued_math(source: str) -> list[tuple[int, str]]:
+def glued_math(source: str, offset: int = 0) -> list[tuple[int, str]]:
     """Display math that MyST cannot parse because it is glued to text: (line, message).
 
-    A `$$` block (or an amsmath `\\begin{...}` environment) starts only after a blank
-    line. Glued to the line of text above it, or with text before it on its line, it
-    stays inside the paragraph and the reader sees raw TeX (and run-together italics)
-    instead of an equation. Code fences and inline code are skipped; directive bodies
-    (theorems, admonitions) are checked.
+    A `$$` block starts only after a blank line and ends its line: glued to the text
+    around it, it stays inside the paragraph, where MyST's parser leaves a stray `$`,
+    and the reader sees raw TeX (and run-together italics) instead of an equation. An
+    amsmath `\\begin{...}` environment needs a blank line before it too. Code fences
+    and inline code are skipped; directive bodies (theorems, admonitions) are checked.
     """
-    problems: list[tuple[int, str]] = []
+    problems = []
     lines = source.splitlines()
-    fence: str | None = None  # inside a code fence: its marker
-    environment: str | None = None  # inside an amsmath environment: its name
-    in_math = False  # inside a $$ block
-    previous = ""
-    for number, line in enumerate(lines, start=1):
-        if fence is not None:
-            if line.strip().startswith(fence) and not line.strip().strip("`~"):
-                fence = None
-            previous = ""
-            continue
-        fenced = _FENCE.match(line)
-        if fenced and not in_math and environment is None:
-            if fenced.group(2) is None or fenced.group(2) in _VERBATIM:
-                fence = fenced.group(1)
-            previous = ""  # a directive's first line is not text
-            continue
-        # Directive options (":label: ...") are not text either.
-        glued = bool(previous.strip()) and not previous.lstrip().startswith(":")
-        previous = line
-        if environment is not None:
-            if f"\\end{{{environment}}}" in line:
-                environment = None
-            continue
-        begin = None if in_math else _BEGIN.match(line)
-        if begin:
-            if glued:
-                problems.append((number, f"\\begin{{{begin.group(1)}}} {_GLUED}"))
-            if f"\\end{{{begin.group(1)}}}" not in line:
-                environment = begin.group(1)
-            continue
-        # Inline code shows its text as typed (a sheet's raw TeX, say): no math there.
-        line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), line)
-        count = line.count("$$")
-        if not count:
-            continue
-        first = line.index("$$")
-        if not in_math:
-            if line[:first].strip():
-                problems.append((number, _TEXT_BEFORE))
-            elif glued:
-                problems.append((number, f"`$$` block {_GLUED}"))
-        if count % 2:
-            in_math = not in_math
-        after = line[line.rindex("$$") + 2 :].strip()
-        label = re.fullmatch(r"\([^()\s]+\)", after)
-        if not in_math and after and not label and (count > 1 or first):
-            problems.append((number, _TEXT_AFTER))
-    if in_math:
-        problems.append((len(lines), "a `$$` block is never closed"))
+    for token in _MD.parse(source):
+        start = token.map[0] if token.map else 0
+        if token.type in ("fence", "colon_fence") and token.info.startswith("{"):
+            if token.info.split()[0] not in _VERBATIM:
+                options = _OPTIONS.match(token.content).group()
+                body = token.content[len(options) :]
+                problems += glued_math(body, offset + start + 1 + options.count("\n"))
+        elif token.type == "amsmath" and start and lines[start - 1].strip():
+            problems.append((offset + start + 1, _GLUED))
+        elif token.type == "inline" and any(
+            c.type == "text" and "$" in c.content for c in token.children
+        ):
+            problems.append((offset + start + 1, _IN_PARAGRAPH))
     return problems
 
 
 def check(nb, name: str = "notebook") -> list[str]:
     """Convention violations of one notebook, as readable messages."""
-    problems: list[str] = []
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    if (
-        not code_cells
-        or not is_setup_cell(code_cells[0])
-        or code_cells[0].source != SETUP_SOURCE
-    ):
-        problems.append(
-            f"{name}: first code cell is not the set-up cell (run tools/nbtools.py fix)"
-        )
+    found: list[str] = []  # each message without the notebook's name
+    fix_it = "(run tools/nbtools.py fix)"
+    first_code = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if first_code is None or first_code.source != SETUP_SOURCE:
+        found.append(f"first code cell is not the set-up cell {fix_it}")
     flags = solution_flags(nb)
-    starts = sum(
-        1 for c in nb.cells if c.cell_type == "markdown" and _START.search(c.source)
-    )
-    ends = sum(
-        1 for c in nb.cells if c.cell_type == "markdown" and _END.search(c.source)
-    )
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    starts = sum(1 for text in markdown if _START.search(text))
+    ends = sum(1 for text in markdown if _END.search(text))
     if starts != ends:
-        problems.append(
-            f"{name}: {starts} solution-start cells but {ends} solution-end cells"
-        )
+        found.append(f"{starts} solution-start cells but {ends} solution-end cells")
     for i, (cell, in_solution) in enumerate(zip(nb.cells, flags, strict=True)):
-        tagged = SOLUTION_TAG in _tags(cell)
-        if in_solution != tagged:
-            problems.append(
-                f"{name}: cell {i} {'lacks' if in_solution else 'wrongly has'} the tag "
-                f"'{SOLUTION_TAG}' (run tools/nbtools.py fix)"
-            )
-        if cell.cell_type == "markdown" and re.search(r"```+\{solution\}", cell.source):
-            problems.append(
-                f"{name}: cell {i} uses an ungated {{solution}}; use solution-start/end"
-            )
+        if in_solution != (SOLUTION_TAG in _tags(cell)):
+            verb = "lacks" if in_solution else "wrongly has"
+            found.append(f"cell {i} {verb} the tag '{SOLUTION_TAG}' {fix_it}")
         if cell.cell_type == "markdown":
+            if re.search(r"```+\{solution\}", cell.source):
+                found.append(
+                    f"cell {i} uses an ungated {{solution}}; use solution-start/end"
+                )
             for line, message in glued_math(cell.source):
-                problems.append(
-                    f"{name}: cell {i}, line {line}: {message} (it renders as raw TeX)"
+                found.append(
+                    f"cell {i}, line {line}: {message} (it renders as raw TeX)"
                 )
-        if cell.cell_type == "code":
-            if cell.source.strip() and cell.get("execution_count") is None:
-                problems.append(f"{name}: code cell {i} has no stored execution")
-            lines = sum(1 for line in cell.source.splitlines() if line.strip())
-            if lines > MAX_CELL_LINES and LONG_CELL_TAG not in _tags(cell):
-                problems.append(
-                    f"{name}: code cell {i} has {lines} lines; split it (at most "
-                    f"{MAX_CELL_LINES}, or tag it '{LONG_CELL_TAG}')"
-                )
-            for out in cell.get("outputs", []):
-                if out.get("output_type") == "error":
-                    problems.append(f"{name}: code cell {i} stores an error")
+            continue
+        if cell.source.strip() and cell.get("execution_count") is None:
+            found.append(f"code cell {i} has no stored execution")
+        lines = sum(1 for line in cell.source.splitlines() if line.strip())
+        if lines > MAX_CELL_LINES and LONG_CELL_TAG not in _tags(cell):
+            found.append(
+                f"code cell {i} has {lines} lines; split it (at most "
+                f"{MAX_CELL_LINES}, or tag it '{LONG_CELL_TAG}')"
+            )
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append(f"code cell {i} stores an error")
     # Names first defined inside a solution must not be used by later cells outside
     # solutions.
     defined_outside: set[str] = set()
     solution_only: dict[str, int] = {}
     for i, (cell, in_solution) in enumerate(zip(nb.cells, flags, strict=True)):
-        if cell.cell_type != "code":
-            continue
-        tree = _parse(cell.source)
+        tree = _parse(cell.source) if cell.cell_type == "code" else None
+        if cell.cell_type == "code" and tree is None:
+            found.append(f"code cell {i} does not parse as Python")
         if tree is None:
-            problems.append(f"{name}: code cell {i} does not parse as Python")
             continue
+        assigned = _assigned_names(tree)
         if in_solution:
-            for n in _assigned_names(tree) - defined_outside:
+            for n in assigned - defined_outside:
                 solution_only.setdefault(n, i)
-        else:
-            used = _loaded_names(tree) - _assigned_names(tree)
-            for n in sorted(used & set(solution_only)):
-                problems.append(
-                    f"{name}: cell {i} uses '{n}', defined only in the solution at "
-                    "cell "
-                    f"{solution_only[n]}; the student notebook would fail"
-                )
-            defined_outside |= _assigned_names(tree)
-            for n in _assigned_names(tree):
-                solution_only.pop(n, None)
-    return problems
+            continue
+        for n in sorted((_loaded_names(tree) - assigned) & set(solution_only)):
+            found.append(
+                f"cell {i} uses '{n}', defined only in the solution at cell "
+                f"{solution_only[n]}; the student notebook would fail"
+            )
+        defined_outside |= assigned
+        for n in assigned:
+            solution_only.pop(n, None)
+    return [f"{name}: {message}" for message in found]
 
 
 def execute(path: Path, timeout: int = 600) -> None:
@@ -331,29 +281,30 @@ def execute(path: Path, timeout: int = 600) -> None:
     nbformat.write(nb, path)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 2 or argv[0] not in {"fix", "execute", "check"}:
-        print(__doc__)
-        return 2
-    command, paths = argv[0], [Path(p) for p in argv[1:]]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("command", choices=["fix", "execute", "check"])
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    args = parser.parse_args(argv)
     status = 0
-    for path in paths:
-        if command == "execute":
+    for path in args.notebooks:
+        if args.command == "execute":
             execute(path)
             print(f"executed {path}")
-        else:
-            nb = nbformat.read(path, as_version=4)
-            if command == "fix":
-                fix(nb)
-                nbformat.write(nb, path)
-                print(f"fixed {path}")
-            else:
-                problems = check(nb, str(path))
-                for p in problems:
-                    print(p)
-                status |= bool(problems)
+            continue
+        nb = nbformat.read(path, as_version=4)
+        if args.command == "fix":
+            fix(nb)
+            nbformat.write(nb, path)
+            print(f"fixed {path}")
+            continue
+        problems = check(nb, str(path))
+        print(*problems, sep="\n", end="\n" if problems else "")
+        status |= bool(problems)
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -32,11 +32,9 @@ def main() -> int:
     args = parser.parse_args()
     chapter = args.chapter.resolve().relative_to(ROOT)
     out = args.out or Path(tempfile.mkdtemp(prefix="preview-"))
-    out.mkdir(parents=True, exist_ok=True)
     book = out / "book"
-    if book.exists():
-        shutil.rmtree(book)
-    book.mkdir()
+    shutil.rmtree(book, ignore_errors=True)
+    book.mkdir(parents=True)
     shutil.copy(ROOT / "_config.yml", book / "_config.yml")
     # Files the configuration names (the bibliography) and the theme's static files.
     for name in ("references.bib", "_static", "_ext"):
@@ -56,13 +54,8 @@ def main() -> int:
         for p in (book / "chapters").rglob("*")
         if p.suffix in {".ipynb", ".md"} and p.relative_to(book) != chapter
     )
-    toc = [
-        "format: jb-book",
-        "root: intro",
-        "chapters:",
-        f"  - file: {chapter.with_suffix('')}",
-    ]
-    toc += [f"  - file: {p.with_suffix('')}" for p in others]
+    toc = ["format: jb-book", "root: intro", "chapters:"]
+    toc += [f"  - file: {p.with_suffix('')}" for p in [chapter, *others]]
     (book / "_toc.yml").write_text("\n".join(toc) + "\n")
     config = (book / "_config.yml").read_text()
     # Only this chapter is executed; the others render from their stored outputs.
@@ -73,25 +66,15 @@ def main() -> int:
         + "]",
     )
     (book / "_config.yml").write_text(config)
-    cmd = [
-        str(Path(sys.executable).parent / "jupyter-book"),
-        "build",
-        str(book),
-        "-n",
-        "--keep-going",
-    ]
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(jupyter_book), "build", str(book), "-n", "--keep-going"]
     result = subprocess.run(cmd, capture_output=True, text=True)
     log = result.stdout + result.stderr
     (out / "build.log").write_text(log)
     stem = str(chapter.with_suffix(""))
-    warnings = [
-        ln
-        for ln in log.splitlines()
-        if ("WARNING" in ln or "ERROR" in ln) and stem in ln
-    ]
-    others_count = sum(
-        1 for ln in log.splitlines() if ("WARNING" in ln or "ERROR" in ln)
-    ) - len(warnings)
+    flagged = [ln for ln in log.splitlines() if "WARNING" in ln or "ERROR" in ln]
+    warnings = [ln for ln in flagged if stem in ln]
+    others_count = len(flagged) - len(warnings)
     print(f"build exit code {result.returncode}; full log: {out / 'build.log'}")
     print(
         f"{len(warnings)} warning(s) in {chapter}"
