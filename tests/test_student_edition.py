@@ -127,7 +127,9 @@ def test_every_solution_is_replaced_by_the_same_numbered_objects(path):
     # Outside the solutions the notebooks are the same cell for cell: nothing else moves
     # a number.
     kept = [
-        c for c, inside in zip(nb.cells, se._in_solution(nb), strict=True) if not inside
+        c
+        for c, inside in zip(nb.cells, book_layout.in_solution(nb), strict=True)
+        if not inside
     ]
     assert [c.source for c in kept] == [
         c.source for c in student.cells if c.source not in placeholders

@@ -30,6 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import nbformat
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
 
 from tools.book import (
     ROOT,
@@ -462,26 +465,32 @@ def _inline(text: str, ctx: Context, depth: int = 0) -> str:
 # --- Directives
 # ---------------------------------------------------------------
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 _DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}(?P<args>.*)$")
 _OPTION_LINE = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?P<value>.*)$")
-_TARGET_LINE = re.compile(r"^[ \t]*\([^)\s]+\)=[ \t]*$")
+# The block structure (fences, colon fences, `(label)=` targets) as MyST reads it.
+_MARKDOWN = MarkdownIt("commonmark").use(colon_fence_plugin).use(myst_block_plugin)
 # A first body line that starts a paragraph (not math, a list, a table, a heading...),
 # onto which a theorem's or proof's heading can run on.
 _NOT_PROSE = re.compile(r"^([-*+][ \t]|\d+[.)][ \t]|[#>|<]|\$\$|\\begin|[`~:]{3})")
 
 
-def _closes(line: str, fence: str, indent: str) -> bool:
-    """Whether a line closes a fence opened with `fence` after `indent`: the same
-    character, at least as many times, and not indented into a code block.
+def _blocks(lines: list[str]) -> dict[int, tuple[int, str, str, str]]:
+    """First line -> (line after the end, fence, indent, info) of every directive, code
+    fence and target (fence and info empty) of a run of markdown lines.
     """
-    stripped = line.strip()
-    margin = len(line) - len(line.lstrip())
-    return (
-        len(stripped) >= len(fence)
-        and stripped == fence[0] * len(stripped)
-        and margin < len(indent) + 4
-    )
+    found = {}
+    for token in _MARKDOWN.parse("\n".join(lines)):
+        if token.map is None or token.map[0] in found:
+            continue
+        first = lines[token.map[0]]
+        indent = first[: len(first) - len(first.lstrip())]
+        if token.type == "myst_target" and not indent.strip():
+            found[token.map[0]] = (token.map[1], "", indent, "")
+        elif token.type in ("fence", "colon_fence") and first.strip().startswith(
+            token.markup
+        ):
+            found[token.map[0]] = (token.map[1], token.markup, indent, token.info)
+    return found
 
 
 def _dedent(lines: list[str], indent: str) -> list[str]:
@@ -610,44 +619,31 @@ def _lines(lines: list[str], ctx: Context, depth: int = 0) -> list[str]:
                 i += 1
         return i
 
-    i = 0
+    blocks, i = _blocks(lines), 0
     while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line)
-        directive = fence and _DIRECTIVE_INFO.match(fence.group("info").strip())
-        is_code = (
-            fence
-            and not directive
-            and fence.group("fence")[0] != ":"
-            and not (fence.group("fence")[0] == "`" and "`" in fence.group("info"))
-            and len(fence.group("indent").expandtabs(4)) < 4
-        )
-        if directive or is_code:
-            mark, indent = fence.group("fence"), fence.group("indent")
-            j = i + 1
-            while j < len(lines) and not _closes(lines[j], mark, indent):
-                j += 1
-            if is_code:  # left as it is, closing fence included
-                flush()
-                out.extend(lines[i : j + 1])
-                i = j + 1
-                continue
-            body = _dedent(lines[i + 1 : j], indent)
-            rendered = _directive(
-                directive.group("name"), directive.group("args"), body, ctx, depth
-            )
-            i = j + 1
-            if not rendered:
-                i = drop_blank_after_removal(i)
-                continue
+        stop, fence, indent, info = blocks.get(i, (0, None, "", ""))
+        directive = _DIRECTIVE_INFO.match(info.strip())
+        if fence is None or (fence[:1] == ":" and not directive):
+            prose.append(lines[i])  # a colon fence without a directive is prose
+            i += 1
+        elif fence and not directive:  # a code block, left as it is
             flush()
-            out.extend(indent + ln if ln else ln for ln in rendered)
-            continue
-        if _TARGET_LINE.match(line):
-            i = drop_blank_after_removal(i + 1)
-            continue
-        prose.append(line)
-        i += 1
+            out.extend(lines[i:stop])
+            i = stop
+        else:  # a directive, or a target (which goes)
+            rendered = []
+            if directive:
+                end = lines[stop - 1].strip() if stop - 1 > i else ""
+                closed = re.fullmatch(f"{re.escape(fence[0])}{{{len(fence)},}}", end)
+                body = _dedent(lines[i + 1 : stop - bool(closed)], indent)
+                name, args = directive.group("name"), directive.group("args")
+                rendered = _directive(name, args, body, ctx, depth)
+            i = stop
+            if rendered:
+                flush()
+                out.extend(indent + ln if ln else ln for ln in rendered)
+            else:
+                i = drop_blank_after_removal(i)
     flush()
     return out
 
