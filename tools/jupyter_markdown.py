@@ -34,14 +34,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
-from tools.book import (
-    ROOT,
-    chapter_notebooks,
-    chapter_numbers,
-    exercise_numbers,
-    numbered_objects,
-    toc_entries,
-)
+from tools import book
+from tools.book import ROOT
 
 
 @dataclass(frozen=True)
@@ -170,7 +164,7 @@ def read_bibliography(path: Path) -> dict[str, Reference]:
 def _book_files(root: Path) -> list[tuple[str, Path]]:
     """(docname, file) of the book's pages: chapter notebooks and markdown pages."""
     files = [("intro", root / "intro.md")]
-    for entry in toc_entries(root):
+    for entry in book.toc_entries(root):
         for suffix in (".ipynb", ".md"):
             if (root / f"{entry}{suffix}").exists():
                 files.append((entry, root / f"{entry}{suffix}"))
@@ -181,11 +175,11 @@ def _book_files(root: Path) -> list[tuple[str, Path]]:
 @lru_cache(maxsize=4)
 def book_context(root: Path = ROOT) -> Context:
     """The context of the whole book, without a current document."""
-    chapters = chapter_numbers(root)
+    chapters = book.chapter_numbers(root)
     exercises: dict[str, str] = {}
     locations: dict[str, str] = {}
-    for path in chapter_notebooks(root):
-        numbers = exercise_numbers(path, root)
+    for path in book.chapter_notebooks(root):
+        numbers = book.exercise_numbers(path, root)
         exercises.update(numbers)
         docname = path.relative_to(root).with_suffix("").as_posix()
         locations.update({label: f"{docname}#{label}" for label in numbers})
@@ -224,7 +218,7 @@ def book_context(root: Path = ROOT) -> Context:
         # sphinx-proof keeps one counter per directive type, numfig one for figures.
         chapter = chapters.get(docname)
         counts: dict[str, int] = {}
-        for obj in numbered_objects(cells):
+        for obj in book.numbered_objects(cells):
             counts[obj.kind] = counts.get(obj.kind, 0) + 1
             number = f"{chapter}.{counts[obj.kind]}" if chapter else ""
             if obj.kind.startswith("prf:") and obj.label:
@@ -279,17 +273,9 @@ _INLINE = re.compile(
     r"|\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
 )
 _EXPLICIT = re.compile(r"^(?P<text>[\s\S]*?)\s*<(?P<target>[^<>]+)>$")
-_ADMONITION_TITLES = {
-    "attention": "Attention",
-    "caution": "Caution",
-    "danger": "Danger",
-    "error": "Error",
-    "hint": "Hint",
-    "important": "Important",
-    "note": "Note",
-    "seealso": "See also",
-    "tip": "Tip",
-    "warning": "Warning",
+_ADMONITION_TITLES = {"seealso": "See also"} | {
+    name: name.title()
+    for name in "attention caution danger error hint important note tip warning".split()
 }
 _CAPTION_WORDS = 8
 

@@ -43,19 +43,8 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from tools.book import (
-    _EQUATION,
-    _OPTION,
-    ROOT,
-    STUDENT_BRANCH,
-    Numbered,
-    chapter_notebooks,
-    exercise_numbers,
-    exercise_statements,
-    in_solution,
-    numbered_objects,
-    solution_blocks,
-)
+from tools import book
+from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks
 from tools.handout import handout_copy, myst_left
 from tools.nbtools import SOLUTION_TAG, is_setup_cell
 from tools.questions import how_graded
@@ -89,7 +78,7 @@ EXERCISE_MAP = ROOT / "tools" / "exercise_map.yml"
 def strip_solutions(nb) -> tuple[object, list]:
     """Return the notebook without its solution cells, and the removed cells."""
     kept, removed = [], []
-    for cell, inside in zip(nb.cells, in_solution(nb), strict=True):
+    for cell, inside in zip(nb.cells, book.in_solution(nb), strict=True):
         (removed if inside else kept).append(cell)
     nb.cells = kept
     return nb, removed
@@ -113,7 +102,7 @@ _PLACEHOLDERS = {
 }
 
 
-def placeholder_source(objects: list[Numbered], exercise: str) -> str:
+def placeholder_source(objects: list[book.Numbered], exercise: str) -> str:
     """Markdown that numbers the objects of a removed solution as the solution did.
 
     A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered
@@ -146,11 +135,11 @@ def student_notebook(nb):
     Returns the notebook (modified in place) and, per exercise label, the removed cells.
     """
     cells, removed, previous = [], {}, 0
-    for start, stop, exercise in solution_blocks(nb):
+    for start, stop, exercise in book.solution_blocks(nb):
         cells += nb.cells[previous:start]
         block = nb.cells[start:stop]
         removed.setdefault(exercise, []).extend(block)
-        objects = numbered_objects(block)
+        objects = book.numbered_objects(block)
         if objects:
             cell = nbformat.v4.new_markdown_cell(placeholder_source(objects, exercise))
             cell.metadata["tags"] = [PLACEHOLDER_TAG]
@@ -178,7 +167,7 @@ def labels_defined(cells) -> set[str]:
     for cell in cells:
         for match in _LABEL.finditer(cell.source):
             found.add(next(g for g in match.groups() if g))
-        found |= {m.group(1) for m in _EQUATION.finditer(cell.source)}
+        found |= {m.group(1) for m in book._EQUATION.finditer(cell.source)}
         if _figure(cell).get("name"):
             found.add(_figure(cell)["name"])
     return found
@@ -565,7 +554,7 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     Figure 6.1" means that the figure answers the exercise). A result that the
     exercise's own statement gives is not a give-away.
     """
-    numbers = exercise_numbers(path, root)
+    numbers = book.exercise_numbers(path, root)
     student, removed = student_notebook(nbformat.read(path, as_version=4))
     cells = [
         c
@@ -573,7 +562,7 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
         if not is_setup_cell(c) and PLACEHOLDER_TAG not in c.metadata.get("tags", [])
     ]
     markdown = [c.source for c in cells if c.cell_type == "markdown"]
-    statements = exercise_statements(cells)
+    statements = book.exercise_statements(cells)
     # What any exercise of the chapter states is given to the student, and so is what a
     # theorem box of the main text states (issue 21 puts every statement that a later
     # exercise or chapter uses in the text, with its proof in a solution): their
@@ -704,12 +693,12 @@ def exercises(root: Path = ROOT) -> list[dict]:
     found = []
     for path in chapter_notebooks(root):
         nb = nbformat.read(path, as_version=4)
-        solved = {label for _, _, label in solution_blocks(nb)}
-        numbers = exercise_numbers(path, root)
+        solved = {label for _, _, label in book.solution_blocks(nb)}
+        numbers = book.exercise_numbers(path, root)
         doc = "/" + str(path.relative_to(root).with_suffix(""))
         markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
         for m in (m for text in markdown for m in _EXERCISE.finditer(text)):
-            label = _OPTION.search(m.group(2)).group(2)
+            label = book._OPTION.search(m.group(2)).group(2)
             title = m.group(1).strip()
             entry = {"number": numbers[label], "label": label, "title": title}
             found.append(entry | {"doc": doc, "solved": label in solved})
@@ -719,15 +708,15 @@ def exercises(root: Path = ROOT) -> list[dict]:
 def exercise_map(root: Path = ROOT) -> str:
     """The exercise-by-exercise map of every sheet, as Markdown tables."""
     data = yaml.safe_load(EXERCISE_MAP.read_text())
-    book = exercises(root)
+    found = exercises(root)
     graded = how_graded(root)
-    missing = [e["label"] for e in book if e["label"] not in data["exercises"]]
+    missing = [e["label"] for e in found if e["label"] not in data["exercises"]]
     if missing:
         where = EXERCISE_MAP.relative_to(ROOT)
         raise ValueError(f"exercises missing from {where}: {missing}")
     lines = []
     for key, sheet in data["sheets"].items():
-        rows = [e for e in book if data["exercises"][e["label"]]["sheet"] == key]
+        rows = [e for e in found if data["exercises"][e["label"]]["sheet"] == key]
         if not rows:
             continue
         minutes = sum(data["exercises"][e["label"]]["minutes"] for e in rows)
