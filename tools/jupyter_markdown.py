@@ -296,18 +296,13 @@ def _words(label: str) -> str:
 
 def _short_caption(caption: str) -> str:
     """The first words of a caption, never cutting a formula in two."""
-    words = caption.split()
-    if len(words) <= _CAPTION_WORDS:
+    words, end = caption.split(), _CAPTION_WORDS
+    if len(words) <= end:
         return caption.strip()
-    kept = words[:_CAPTION_WORDS]
-    rest = iter(words[_CAPTION_WORDS:])
     # An odd number of dollars would leave an open formula: run on to its end.
-    while " ".join(kept).count("$") % 2:
-        nxt = next(rest, None)
-        if nxt is None:
-            break
-        kept.append(nxt)
-    return " ".join(kept).rstrip(",;:.") + "…"
+    while " ".join(words[:end]).count("$") % 2 and end < len(words):
+        end += 1
+    return " ".join(words[:end]).rstrip(",;:.") + "…"
 
 
 def _author_text(ref: Reference) -> str:
@@ -321,21 +316,13 @@ def _author_text(ref: Reference) -> str:
 
 def _cite(kind: str, keys: str, ctx: Context) -> str:
     textual, parts = kind in {"t", "ts", "alt", "alts"}, []
-    for key in (k.strip() for k in keys.split(",")):
-        if not key:
-            continue
+    for key in filter(None, (k.strip() for k in keys.split(","))):
         ref = ctx.bibliography.get(key)
-        if ref is None:
-            parts.append(key)
-            continue
-        who = _author_text(ref) or key
-        if textual:
-            parts.append(f"{who} ({ref.year})" if ref.year else who)
-        else:
-            parts.append(f"{who}, {ref.year}" if ref.year else who)
-    if textual:
-        return ", ".join(parts)
-    return "(" + "; ".join(parts) + ")"
+        who = (_author_text(ref) or key) if ref else key
+        if ref and ref.year:
+            who = f"{who} ({ref.year})" if textual else f"{who}, {ref.year}"
+        parts.append(who)
+    return ", ".join(parts) if textual else "(" + "; ".join(parts) + ")"
 
 
 def _document(target: str, ctx: Context, depth: int) -> str:
@@ -380,12 +367,11 @@ def _address(name: str, content: str, ctx: Context) -> str | None:
         return None
     _, target = _split(content)
     if name == "doc":
-        docname = _document_name(target, ctx)
-        where = docname if docname in ctx.documents else None
-    elif name in {"ref", "numref", "prf:ref"}:
-        where = ctx.locations.get(target)
-    elif name == "term":
-        where = ctx.locations.get(f"term:{_slug(target)}")
+        where = _document_name(target, ctx)
+        where = where if where in ctx.documents else None
+    elif name in {"ref", "numref", "prf:ref", "term"}:
+        key = f"term:{_slug(target)}" if name == "term" else target
+        where = ctx.locations.get(key)
     else:
         return None
     if where is None:
