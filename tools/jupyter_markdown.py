@@ -107,27 +107,24 @@ class Context:
 # --- Gathering the context
 # ---------------------------------------------------------------
 
-_PRF_OPENING = re.compile(
-    r"^[ \t]*(?:`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
-)
-_LABEL_OPTION = re.compile(r":(?:label|name):\s*(\S+)")
-_TARGET_THEN_HEADING = re.compile(
-    r"^\(([^)\s]+)\)=[ \t]*\n(?:[ \t]*\n)*#+[ \t]+(.+)$", re.M
-)
-_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
-# A label a reference can point to: a target line, a directive's label or name.
-_ANY_TARGET = re.compile(
-    r"^[ \t]*\(([^)\s]+)\)=[ \t]*$|^[ \t]*:(?:label|name):[ \t]*(\S+)", re.M
-)
-_GLOSSARY = re.compile(
-    r"^[ \t]*([`:]{3,})\{glossary\}[^\n]*\n([\s\S]*?)^[ \t]*\1", re.M
-)
-_GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$", re.M)
-
 
 def _slug(text: str) -> str:
     """The anchor docutils makes of a text: lower case, runs of other characters '-'."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _walk(text: str):
+    """The block tokens of MyST text, directives' bodies included; a directive's token
+    carries its name, arguments and options in `meta`.
+    """
+    for token in _MARKDOWN.parse(text):
+        yield token
+        directive = token.type.endswith("fence") and _DIRECTIVE_INFO.match(token.info)
+        if directive:
+            options, body = _options(token.content.split("\n"))
+            args = directive.group("args").strip()
+            token.meta.update(name=directive.group("name"), args=args, options=options)
+            yield from _walk("\n".join(body))
 
 
 def _markdown_cells(path: Path) -> list:
@@ -190,25 +187,28 @@ def book_context(root: Path = ROOT) -> Context:
     for docname, path in _book_files(root):
         cells = _markdown_cells(path)
         markdown = "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
-        title = _TITLE.search(markdown)
-        if title:
-            documents[docname] = title.group(1)
-        for m in _TARGET_THEN_HEADING.finditer(markdown):
-            sections[m.group(1)] = m.group(2).strip()
-        # Every target Sphinx gives an anchor of the label's own name (a section keeps
-        # its label among its ids), except glossary terms: "term-" and the term's slug.
-        for m in _ANY_TARGET.finditer(markdown):
-            label = next(g for g in m.groups() if g)
-            locations.setdefault(label, f"{docname}#{label}")
-        for block in _GLOSSARY.finditer(markdown):
-            for term in _GLOSSARY_TERM.findall(block.group(2)):
-                slug = _slug(term)
-                locations.setdefault(f"term:{slug}", f"{docname}#term-{slug}")
+        tokens = list(_walk(markdown))
         titles = {}
-        for m in _PRF_OPENING.finditer(markdown):
-            label = _LABEL_OPTION.search(m.group(3))
+        for k, token in enumerate(tokens):
+            options, name = token.meta.get("options", {}), token.meta.get("name", "")
+            label = options.get("label") or options.get("name")
+            if token.type == "myst_target":
+                label = token.content
+                if tokens[k + 1 : k + 2] and tokens[k + 1].type == "heading_open":
+                    sections[label] = tokens[k + 2].content.strip()
+            elif token.tag == "h1" and token.type == "heading_open":
+                documents.setdefault(docname, tokens[k + 1].content)
+            elif name == "glossary":
+                for term in re.findall(r"^(\S[^\n]*?)[ \t]*$", token.content, re.M):
+                    slug = _slug(term)
+                    locations.setdefault(f"term:{slug}", f"{docname}#term-{slug}")
+            elif name.startswith("prf:") and label:
+                titles[label] = token.meta["args"]
+            # Every target Sphinx gives an anchor of the label's own name (a section
+            # keeps its label among its ids), except glossary terms: "term-" and the
+            # term's slug.
             if label:
-                titles[label.group(1)] = m.group(2).strip()
+                locations.setdefault(label, f"{docname}#{label}")
         for cell in cells:
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             if figure.get("name"):
