@@ -486,20 +486,10 @@ def _options(body: list[str]) -> tuple[dict[str, str], list[str]]:
     return options, body[i:]
 
 
-def _trim(lines: list[str]) -> list[str]:
-    """Lines without leading and trailing blank ones."""
-    start = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
-    stop = len(lines)
-    while stop > start and not lines[stop - 1].strip():
-        stop -= 1
-    return lines[start:stop]
-
-
-def _trim_end(lines: list[str]) -> list[str]:
-    stop = len(lines)
-    while stop and not lines[stop - 1].strip():
-        stop -= 1
-    return lines[:stop]
+def _trim(lines: list[str], start: bool = True) -> list[str]:
+    """Lines without trailing blank ones, nor leading ones when `start`."""
+    kept = [i for i, ln in enumerate(lines) if ln.strip()]
+    return lines[kept[0] if start else 0 : kept[-1] + 1] if kept else []
 
 
 def _run_on(head: str, body: list[str]) -> list[str]:
@@ -644,5 +634,5 @@ def to_jupyter(source: str, context: Context) -> str:
         return ""
     # A removal at the end (an index entry, a target) leaves no blank tail: keep the
     # source's own ending.
-    tail = len(lines) - len(_trim_end(lines))
-    return "\n".join([*_trim_end(converted), *[""] * tail])
+    tail = len(lines) - len(_trim(lines, start=False))
+    return "\n".join([*_trim(converted, start=False), *[""] * tail])
