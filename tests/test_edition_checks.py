@@ -13,6 +13,7 @@ import pytest
 
 from tools import edition_checks as ec
 from tools import student_edition as se
+from tools.book import Numbered
 
 EDITION_BOUNDS = {
     # chapter: (boxes without a statement, placeholder figures, unquoted "Judge the
@@ -52,7 +53,7 @@ def _md(source):
 
 def test_boxes_and_figures_without_content_are_counted():
     placeholder = se.placeholder_source(
-        [se.Numbered("prf:theorem", "thm-x"), se.Numbered("figure", "fig-x")], "ex-x"
+        [Numbered("prf:theorem", "thm-x"), Numbered("figure", "fig-x")], "ex-x"
     )
     stated = "```{prf:theorem} Stated\n:label: thm-y\n\nFor all $x$, $x = x$.\n```"
     proof = "```{prf:proof}\n```"

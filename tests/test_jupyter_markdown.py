@@ -9,6 +9,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from tools.book import ROOT, chapter_notebooks, in_solution
 from tools.handout import myst_in
 from tools.jupyter_markdown import (
     Context,
@@ -18,7 +19,6 @@ from tools.jupyter_markdown import (
     context_for,
     to_jupyter,
 )
-from tools.student_edition import ROOT, _in_solution, chapter_notebooks
 
 CTX = Context(
     docname="chapters/one-head/one-head",
@@ -292,8 +292,8 @@ def test_context_of_the_book():
 def test_book_has_no_myst_left(path):
     ctx = context_for(path)
     nb = nbformat.read(path, as_version=4)
-    for cell, in_solution in zip(nb.cells, _in_solution(nb), strict=True):
-        if cell.cell_type != "markdown" or in_solution:
+    for cell, hidden in zip(nb.cells, in_solution(nb), strict=True):
+        if cell.cell_type != "markdown" or hidden:
             continue
         text = to_jupyter(cell.source, ctx)
         assert not myst_in(text), text

@@ -85,10 +85,10 @@ def test_placeholder_numbers_what_the_solution_numbered():
     )
     student, removed = se.student_notebook(nb)
     placeholder = student.cells[2]
-    assert se.numbered_objects(
+    assert book_layout.numbered_objects(
         placeholder_cells := [placeholder]
-    ) == se.numbered_objects(removed["ex-x"])
-    assert [o.label for o in se.numbered_objects(placeholder_cells)] == [
+    ) == book_layout.numbered_objects(removed["ex-x"])
+    assert [o.label for o in book_layout.numbered_objects(placeholder_cells)] == [
         "thm-x",
         "fig-x",
         "eq-x",
@@ -114,20 +114,22 @@ def test_a_solution_without_numbered_objects_leaves_no_placeholder():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_solution_is_replaced_by_the_same_numbered_objects(path):
     nb = nbformat.read(path, as_version=4)
-    blocks = se.solution_blocks(nb)
+    blocks = book_layout.solution_blocks(nb)
     student, removed = se.student_notebook(nbformat.from_dict(nb))
     placeholders = {
         c.source: c
         for c in student.cells
         if se.PLACEHOLDER_TAG in c.metadata.get("tags", [])
     }
-    expected = [se.numbered_objects(nb.cells[a:b]) for a, b, _ in blocks]
-    shown = [se.numbered_objects([c]) for c in placeholders.values()]
+    expected = [book_layout.numbered_objects(nb.cells[a:b]) for a, b, _ in blocks]
+    shown = [book_layout.numbered_objects([c]) for c in placeholders.values()]
     assert [o for o in expected if o] == shown
     # Outside the solutions the notebooks are the same cell for cell: nothing else moves
     # a number.
     kept = [
-        c for c, inside in zip(nb.cells, se._in_solution(nb), strict=True) if not inside
+        c
+        for c, inside in zip(nb.cells, book_layout.in_solution(nb), strict=True)
+        if not inside
     ]
     assert [c.source for c in kept] == [
         c.source for c in student.cells if c.source not in placeholders

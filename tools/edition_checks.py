@@ -68,20 +68,17 @@ def statementless_boxes(cells) -> list[str]:
 
 
 def placeholder_figures(cells) -> list[str]:
+    image = re.escape(se.PLACEHOLDER_IMAGE)
     found = [
         f"cell {i}: {name}"
         for i, text in _markdown(cells)
-        for name in re.findall(
-            rf"\{{figure\}}\s*/?{re.escape(se.PLACEHOLDER_IMAGE)}\s*\n:name:\s*(\S+)",
-            text,
-        )
+        for name in re.findall(rf"\{{figure\}}\s*/?{image}\s*\n:name:\s*(\S+)", text)
     ]
     for i, cell in enumerate(cells):
-        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         pictures = [k for o in outputs for k in o.get("data", {}) if "image" in k]
-        if figure and not pictures and cell.cell_type == "code":
-            found.append(f"cell {i}: {figure.get('name', '')} has no picture")
+        if se._figure(cell) and not pictures and cell.cell_type == "code":
+            found.append(f"cell {i}: {se._figure(cell).get('name', '')} has no picture")
     return found
 
 
@@ -105,17 +102,6 @@ def unquoted_judge_exercises(cells) -> list[str]:
 
 # --- Explorers
 # ---------------------------------------------------------------------------------
-
-
-def _tree(cell) -> ast.Module | None:
-    source = "\n".join(
-        "" if ln.lstrip().startswith(("%", "!")) else ln
-        for ln in cell.source.splitlines()
-    )
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        return None
 
 
 def _loads(node) -> set[str]:
@@ -160,12 +146,9 @@ def explorer_answer_frames(trees, answer_frames=None) -> list[str]:
     answer_frames = ANSWER_FRAMES if answer_frames is None else answer_frames
     found = []
     for call in _explorer_calls(trees):
-        if len(call.args) < 2:
-            continue
-        keywords = {k.arg: k.value for k in call.keywords}
+        name = _explorer_name(call)
         try:
-            name = ast.literal_eval(keywords.get("name", ast.Constant(None)))
-            grid = ast.literal_eval(call.args[1])
+            grid = ast.literal_eval(call.args[1]) if len(call.args) > 1 else {}
         except ValueError:
             continue
         for param, ranges in answer_frames.get(name, {}).items():
@@ -177,12 +160,8 @@ def explorer_answer_frames(trees, answer_frames=None) -> list[str]:
 
 def _explorer_calls(trees):
     """The `static_explorer(...)` calls in the parsed cells."""
-    for tree in trees:
-        for call in ast.walk(tree):
-            if isinstance(call, ast.Call) and ast.unparse(call.func).endswith(
-                "static_explorer"
-            ):
-                yield call
+    calls = [n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    return [c for c in calls if ast.unparse(c.func).endswith("static_explorer")]
 
 
 def _explorer_name(call: ast.Call):
@@ -203,9 +182,11 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
     if picture_explorers is None:
         picture_explorers = PICTURE_EXPLORERS
     student, removed = se.student_notebook(nbformat.from_dict(nb))
-    trees = [t for c in student.cells if c.cell_type == "code" if (t := _tree(c))]
-    solution = [c for c in sum(removed.values(), []) if c.cell_type == "code"]
-    solution = [t for c in solution if (t := _tree(c))]
+    trees = [se.code_tree(c) for c in student.cells if c.cell_type == "code"]
+    solution = [
+        se.code_tree(c) for c in sum(removed.values(), []) if c.cell_type == "code"
+    ]
+    trees, solution = [t for t in trees if t], [t for t in solution if t]
     solution_reads = set().union(*map(_loads, solution)) if solution else set()
     functions, depends, strings = {}, {}, set().union(*map(_strings, solution or []))
     for tree in trees:
@@ -224,13 +205,9 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
                         strings |= _strings(node.value)
     found = []
     for call in _explorer_calls(trees):
-        if not (
-            call.args
-            and isinstance(call.args[0], ast.Name)
-            and call.args[0].id in functions
-        ):
+        draw = call.args and functions.get(getattr(call.args[0], "id", None))
+        if not draw:
             continue
-        draw = functions[call.args[0].id]
         params = {a.arg for a in draw.args.args + draw.args.kwonlyargs}
         bodies = [draw] + [functions[n] for n in _loads(draw) if n in functions]
         local = {

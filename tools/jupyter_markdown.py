@@ -30,15 +30,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import nbformat
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
 
-from tools.book import (
-    ROOT,
-    chapter_notebooks,
-    chapter_numbers,
-    exercise_numbers,
-    numbered_objects,
-    toc_entries,
-)
+from tools import book
+from tools.book import ROOT
 
 
 @dataclass(frozen=True)
@@ -110,27 +107,24 @@ class Context:
 # --- Gathering the context
 # ---------------------------------------------------------------
 
-_PRF_OPENING = re.compile(
-    r"^[ \t]*(?:`{3,}|:{3,})\{prf:(\w+)\}([^\n]*)\n((?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M
-)
-_LABEL_OPTION = re.compile(r":(?:label|name):\s*(\S+)")
-_TARGET_THEN_HEADING = re.compile(
-    r"^\(([^)\s]+)\)=[ \t]*\n(?:[ \t]*\n)*#+[ \t]+(.+)$", re.M
-)
-_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
-# A label a reference can point to: a target line, a directive's label or name.
-_ANY_TARGET = re.compile(
-    r"^[ \t]*\(([^)\s]+)\)=[ \t]*$|^[ \t]*:(?:label|name):[ \t]*(\S+)", re.M
-)
-_GLOSSARY = re.compile(
-    r"^[ \t]*([`:]{3,})\{glossary\}[^\n]*\n([\s\S]*?)^[ \t]*\1", re.M
-)
-_GLOSSARY_TERM = re.compile(r"^(\S[^\n]*?)[ \t]*$", re.M)
-
 
 def _slug(text: str) -> str:
     """The anchor docutils makes of a text: lower case, runs of other characters '-'."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _walk(text: str):
+    """The block tokens of MyST text, directives' bodies included; a directive's token
+    carries its name, arguments and options in `meta`.
+    """
+    for token in _MARKDOWN.parse(text):
+        yield token
+        directive = token.type.endswith("fence") and _DIRECTIVE_INFO.match(token.info)
+        if directive:
+            options, body = _options(token.content.split("\n"))
+            args = directive.group("args").strip()
+            token.meta.update(name=directive.group("name"), args=args, options=options)
+            yield from _walk("\n".join(body))
 
 
 def _markdown_cells(path: Path) -> list:
@@ -167,7 +161,7 @@ def read_bibliography(path: Path) -> dict[str, Reference]:
 def _book_files(root: Path) -> list[tuple[str, Path]]:
     """(docname, file) of the book's pages: chapter notebooks and markdown pages."""
     files = [("intro", root / "intro.md")]
-    for entry in toc_entries(root):
+    for entry in book.toc_entries(root):
         for suffix in (".ipynb", ".md"):
             if (root / f"{entry}{suffix}").exists():
                 files.append((entry, root / f"{entry}{suffix}"))
@@ -178,11 +172,11 @@ def _book_files(root: Path) -> list[tuple[str, Path]]:
 @lru_cache(maxsize=4)
 def book_context(root: Path = ROOT) -> Context:
     """The context of the whole book, without a current document."""
-    chapters = chapter_numbers(root)
+    chapters = book.chapter_numbers(root)
     exercises: dict[str, str] = {}
     locations: dict[str, str] = {}
-    for path in chapter_notebooks(root):
-        numbers = exercise_numbers(path, root)
+    for path in book.chapter_notebooks(root):
+        numbers = book.exercise_numbers(path, root)
         exercises.update(numbers)
         docname = path.relative_to(root).with_suffix("").as_posix()
         locations.update({label: f"{docname}#{label}" for label in numbers})
@@ -193,25 +187,28 @@ def book_context(root: Path = ROOT) -> Context:
     for docname, path in _book_files(root):
         cells = _markdown_cells(path)
         markdown = "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
-        title = _TITLE.search(markdown)
-        if title:
-            documents[docname] = title.group(1)
-        for m in _TARGET_THEN_HEADING.finditer(markdown):
-            sections[m.group(1)] = m.group(2).strip()
-        # Every target Sphinx gives an anchor of the label's own name (a section keeps
-        # its label among its ids), except glossary terms: "term-" and the term's slug.
-        for m in _ANY_TARGET.finditer(markdown):
-            label = next(g for g in m.groups() if g)
-            locations.setdefault(label, f"{docname}#{label}")
-        for block in _GLOSSARY.finditer(markdown):
-            for term in _GLOSSARY_TERM.findall(block.group(2)):
-                slug = _slug(term)
-                locations.setdefault(f"term:{slug}", f"{docname}#term-{slug}")
+        tokens = list(_walk(markdown))
         titles = {}
-        for m in _PRF_OPENING.finditer(markdown):
-            label = _LABEL_OPTION.search(m.group(3))
+        for k, token in enumerate(tokens):
+            options, name = token.meta.get("options", {}), token.meta.get("name", "")
+            label = options.get("label") or options.get("name")
+            if token.type == "myst_target":
+                label = token.content
+                if tokens[k + 1 : k + 2] and tokens[k + 1].type == "heading_open":
+                    sections[label] = tokens[k + 2].content.strip()
+            elif token.tag == "h1" and token.type == "heading_open":
+                documents.setdefault(docname, tokens[k + 1].content)
+            elif name == "glossary":
+                for term in re.findall(r"^(\S[^\n]*?)[ \t]*$", token.content, re.M):
+                    slug = _slug(term)
+                    locations.setdefault(f"term:{slug}", f"{docname}#term-{slug}")
+            elif name.startswith("prf:") and label:
+                titles[label] = token.meta["args"]
+            # Every target Sphinx gives an anchor of the label's own name (a section
+            # keeps its label among its ids), except glossary terms: "term-" and the
+            # term's slug.
             if label:
-                titles[label.group(1)] = m.group(2).strip()
+                locations.setdefault(label, f"{docname}#{label}")
         for cell in cells:
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             if figure.get("name"):
@@ -221,7 +218,7 @@ def book_context(root: Path = ROOT) -> Context:
         # sphinx-proof keeps one counter per directive type, numfig one for figures.
         chapter = chapters.get(docname)
         counts: dict[str, int] = {}
-        for obj in numbered_objects(cells):
+        for obj in book.numbered_objects(cells):
             counts[obj.kind] = counts.get(obj.kind, 0) + 1
             number = f"{chapter}.{counts[obj.kind]}" if chapter else ""
             if obj.kind.startswith("prf:") and obj.label:
@@ -276,17 +273,9 @@ _INLINE = re.compile(
     r"|\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
 )
 _EXPLICIT = re.compile(r"^(?P<text>[\s\S]*?)\s*<(?P<target>[^<>]+)>$")
-_ADMONITION_TITLES = {
-    "attention": "Attention",
-    "caution": "Caution",
-    "danger": "Danger",
-    "error": "Error",
-    "hint": "Hint",
-    "important": "Important",
-    "note": "Note",
-    "seealso": "See also",
-    "tip": "Tip",
-    "warning": "Warning",
+_ADMONITION_TITLES = {"seealso": "See also"} | {
+    name: name.title()
+    for name in "attention caution danger error hint important note tip warning".split()
 }
 _CAPTION_WORDS = 8
 
@@ -307,18 +296,13 @@ def _words(label: str) -> str:
 
 def _short_caption(caption: str) -> str:
     """The first words of a caption, never cutting a formula in two."""
-    words = caption.split()
-    if len(words) <= _CAPTION_WORDS:
+    words, end = caption.split(), _CAPTION_WORDS
+    if len(words) <= end:
         return caption.strip()
-    kept = words[:_CAPTION_WORDS]
-    rest = iter(words[_CAPTION_WORDS:])
     # An odd number of dollars would leave an open formula: run on to its end.
-    while " ".join(kept).count("$") % 2:
-        nxt = next(rest, None)
-        if nxt is None:
-            break
-        kept.append(nxt)
-    return " ".join(kept).rstrip(",;:.") + "…"
+    while " ".join(words[:end]).count("$") % 2 and end < len(words):
+        end += 1
+    return " ".join(words[:end]).rstrip(",;:.") + "…"
 
 
 def _author_text(ref: Reference) -> str:
@@ -332,21 +316,13 @@ def _author_text(ref: Reference) -> str:
 
 def _cite(kind: str, keys: str, ctx: Context) -> str:
     textual, parts = kind in {"t", "ts", "alt", "alts"}, []
-    for key in (k.strip() for k in keys.split(",")):
-        if not key:
-            continue
+    for key in filter(None, (k.strip() for k in keys.split(","))):
         ref = ctx.bibliography.get(key)
-        if ref is None:
-            parts.append(key)
-            continue
-        who = _author_text(ref) or key
-        if textual:
-            parts.append(f"{who} ({ref.year})" if ref.year else who)
-        else:
-            parts.append(f"{who}, {ref.year}" if ref.year else who)
-    if textual:
-        return ", ".join(parts)
-    return "(" + "; ".join(parts) + ")"
+        who = (_author_text(ref) or key) if ref else key
+        if ref and ref.year:
+            who = f"{who} ({ref.year})" if textual else f"{who}, {ref.year}"
+        parts.append(who)
+    return ", ".join(parts) if textual else "(" + "; ".join(parts) + ")"
 
 
 def _document(target: str, ctx: Context, depth: int) -> str:
@@ -391,12 +367,11 @@ def _address(name: str, content: str, ctx: Context) -> str | None:
         return None
     _, target = _split(content)
     if name == "doc":
-        docname = _document_name(target, ctx)
-        where = docname if docname in ctx.documents else None
-    elif name in {"ref", "numref", "prf:ref"}:
-        where = ctx.locations.get(target)
-    elif name == "term":
-        where = ctx.locations.get(f"term:{_slug(target)}")
+        where = _document_name(target, ctx)
+        where = where if where in ctx.documents else None
+    elif name in {"ref", "numref", "prf:ref", "term"}:
+        key = f"term:{_slug(target)}" if name == "term" else target
+        where = ctx.locations.get(key)
     else:
         return None
     if where is None:
@@ -462,26 +437,32 @@ def _inline(text: str, ctx: Context, depth: int = 0) -> str:
 # --- Directives
 # ---------------------------------------------------------------
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 _DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}(?P<args>.*)$")
 _OPTION_LINE = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?P<value>.*)$")
-_TARGET_LINE = re.compile(r"^[ \t]*\([^)\s]+\)=[ \t]*$")
+# The block structure (fences, colon fences, `(label)=` targets) as MyST reads it.
+_MARKDOWN = MarkdownIt("commonmark").use(colon_fence_plugin).use(myst_block_plugin)
 # A first body line that starts a paragraph (not math, a list, a table, a heading...),
 # onto which a theorem's or proof's heading can run on.
 _NOT_PROSE = re.compile(r"^([-*+][ \t]|\d+[.)][ \t]|[#>|<]|\$\$|\\begin|[`~:]{3})")
 
 
-def _closes(line: str, fence: str, indent: str) -> bool:
-    """Whether a line closes a fence opened with `fence` after `indent`: the same
-    character, at least as many times, and not indented into a code block.
+def _blocks(lines: list[str]) -> dict[int, tuple[int, str, str, str]]:
+    """First line -> (line after the end, fence, indent, info) of every directive, code
+    fence and target (fence and info empty) of a run of markdown lines.
     """
-    stripped = line.strip()
-    margin = len(line) - len(line.lstrip())
-    return (
-        len(stripped) >= len(fence)
-        and stripped == fence[0] * len(stripped)
-        and margin < len(indent) + 4
-    )
+    found = {}
+    for token in _MARKDOWN.parse("\n".join(lines)):
+        if token.map is None or token.map[0] in found:
+            continue
+        first = lines[token.map[0]]
+        indent = first[: len(first) - len(first.lstrip())]
+        if token.type == "myst_target" and not indent.strip():
+            found[token.map[0]] = (token.map[1], "", indent, "")
+        elif token.type in ("fence", "colon_fence") and first.strip().startswith(
+            token.markup
+        ):
+            found[token.map[0]] = (token.map[1], token.markup, indent, token.info)
+    return found
 
 
 def _dedent(lines: list[str], indent: str) -> list[str]:
@@ -505,20 +486,10 @@ def _options(body: list[str]) -> tuple[dict[str, str], list[str]]:
     return options, body[i:]
 
 
-def _trim(lines: list[str]) -> list[str]:
-    """Lines without leading and trailing blank ones."""
-    start = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
-    stop = len(lines)
-    while stop > start and not lines[stop - 1].strip():
-        stop -= 1
-    return lines[start:stop]
-
-
-def _trim_end(lines: list[str]) -> list[str]:
-    stop = len(lines)
-    while stop and not lines[stop - 1].strip():
-        stop -= 1
-    return lines[:stop]
+def _trim(lines: list[str], start: bool = True) -> list[str]:
+    """Lines without trailing blank ones, nor leading ones when `start`."""
+    kept = [i for i, ln in enumerate(lines) if ln.strip()]
+    return lines[kept[0] if start else 0 : kept[-1] + 1] if kept else []
 
 
 def _run_on(head: str, body: list[str]) -> list[str]:
@@ -610,44 +581,31 @@ def _lines(lines: list[str], ctx: Context, depth: int = 0) -> list[str]:
                 i += 1
         return i
 
-    i = 0
+    blocks, i = _blocks(lines), 0
     while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line)
-        directive = fence and _DIRECTIVE_INFO.match(fence.group("info").strip())
-        is_code = (
-            fence
-            and not directive
-            and fence.group("fence")[0] != ":"
-            and not (fence.group("fence")[0] == "`" and "`" in fence.group("info"))
-            and len(fence.group("indent").expandtabs(4)) < 4
-        )
-        if directive or is_code:
-            mark, indent = fence.group("fence"), fence.group("indent")
-            j = i + 1
-            while j < len(lines) and not _closes(lines[j], mark, indent):
-                j += 1
-            if is_code:  # left as it is, closing fence included
-                flush()
-                out.extend(lines[i : j + 1])
-                i = j + 1
-                continue
-            body = _dedent(lines[i + 1 : j], indent)
-            rendered = _directive(
-                directive.group("name"), directive.group("args"), body, ctx, depth
-            )
-            i = j + 1
-            if not rendered:
-                i = drop_blank_after_removal(i)
-                continue
+        stop, fence, indent, info = blocks.get(i, (0, None, "", ""))
+        directive = _DIRECTIVE_INFO.match(info.strip())
+        if fence is None or (fence[:1] == ":" and not directive):
+            prose.append(lines[i])  # a colon fence without a directive is prose
+            i += 1
+        elif fence and not directive:  # a code block, left as it is
             flush()
-            out.extend(indent + ln if ln else ln for ln in rendered)
-            continue
-        if _TARGET_LINE.match(line):
-            i = drop_blank_after_removal(i + 1)
-            continue
-        prose.append(line)
-        i += 1
+            out.extend(lines[i:stop])
+            i = stop
+        else:  # a directive, or a target (which goes)
+            rendered = []
+            if directive:
+                end = lines[stop - 1].strip() if stop - 1 > i else ""
+                closed = re.fullmatch(f"{re.escape(fence[0])}{{{len(fence)},}}", end)
+                body = _dedent(lines[i + 1 : stop - bool(closed)], indent)
+                name, args = directive.group("name"), directive.group("args")
+                rendered = _directive(name, args, body, ctx, depth)
+            i = stop
+            if rendered:
+                flush()
+                out.extend(indent + ln if ln else ln for ln in rendered)
+            else:
+                i = drop_blank_after_removal(i)
     flush()
     return out
 
@@ -676,5 +634,5 @@ def to_jupyter(source: str, context: Context) -> str:
         return ""
     # A removal at the end (an index entry, a target) leaves no blank tail: keep the
     # source's own ending.
-    tail = len(lines) - len(_trim_end(lines))
-    return "\n".join([*_trim_end(converted), *[""] * tail])
+    tail = len(lines) - len(_trim(lines, start=False))
+    return "\n".join([*_trim(converted, start=False), *[""] * tail])

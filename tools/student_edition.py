@@ -27,6 +27,7 @@ notebook level.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import html
 import pickle
@@ -34,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,19 +43,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from tools.book import (
-    _EQUATION,
-    _OPTION,
-    ROOT,
-    STUDENT_BRANCH,
-    Numbered,
-    chapter_notebooks,
-    exercise_numbers,
-    exercise_statements,
-    numbered_objects,
-    solution_blocks,
-)
-from tools.book import in_solution as _in_solution
+from tools import book
+from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks
+from tools.handout import handout_copy, myst_left
 from tools.nbtools import SOLUTION_TAG, is_setup_cell
 from tools.questions import how_graded
 
@@ -62,6 +54,8 @@ SOURCE = OUT / "source"
 HTML = OUT / "html"
 NOTEBOOKS = OUT / "notebooks"
 ARCHIVE = "student-notebooks.zip"
+ARCHIVE_FOLDER = Path("attnsig-student-notebooks")
+STUDENT_REQUIREMENTS = ROOT / "student" / "requirements.txt"
 FULL_HTML = ROOT / "_build" / "html"
 FULL_DOCTREES = ROOT / "_build" / ".doctrees"
 STUDENT_DOCTREES = SOURCE / "_build" / ".doctrees"
@@ -84,25 +78,31 @@ EXERCISE_MAP = ROOT / "tools" / "exercise_map.yml"
 def strip_solutions(nb) -> tuple[object, list]:
     """Return the notebook without its solution cells, and the removed cells."""
     kept, removed = [], []
-    for cell, in_solution in zip(nb.cells, _in_solution(nb), strict=True):
-        (removed if in_solution else kept).append(cell)
+    for cell, inside in zip(nb.cells, book.in_solution(nb), strict=True):
+        (removed if inside else kept).append(cell)
     nb.cells = kept
     return nb, removed
 
 
-_PROVED = (
-    "theorem",
-    "lemma",
-    "proposition",
-    "corollary",
-    "conjecture",
-    "property",
-    "claim",
-    "criterion",
-)
+_PROVED = {"theorem", "lemma", "proposition", "corollary", "conjecture", "property"}
+_PROVED |= {"claim", "criterion"}
+# What stands for each kind of numbered object of a removed solution; any other kind
+# is a numbered table.
+_PLACEHOLDERS = {
+    "prf": "```{{{kind}}} {title}\n{label}\nIts statement and proof are part of "
+    "{where}.\n```",
+    "figure": "```{{figure}} /{image}\n{name}:alt: A blank panel: this figure is "
+    "drawn in a solution.\n:width: 320px\n\nDrawn in {where}.\n```",
+    "equation": "$$\n\\text{{(an equation of the solutions)}}\n$$ ({id})",
+    "math": "```{{math}}\n{label}\n\\text{{(an equation of the solutions)}}\n```",
+    "target": "({id})=\n\nThis part of the book is in {where}.",
+    "exercise": "```{{exercise}} in the solutions\n{label}\nThis exercise is posed "
+    "in {where}.\n```",
+    "table": "```{{list-table}} In {where}.\n{name}\n* - (left out)\n```",
+}
 
 
-def placeholder_source(objects: list[Numbered], exercise: str) -> str:
+def placeholder_source(objects: list[book.Numbered], exercise: str) -> str:
     """Markdown that numbers the objects of a removed solution as the solution did.
 
     A theorem becomes "Theorem 4.1 (proved in the solutions)", a figure a numbered
@@ -112,39 +112,18 @@ def placeholder_source(objects: list[Numbered], exercise: str) -> str:
     where = f"the solution of {{ref}}`{exercise}`" if exercise else "the solutions"
     parts = []
     for obj in objects:
-        label = f":label: {obj.label}\n" if obj.label else ""
-        if obj.kind.startswith("prf:"):
-            name = obj.kind.split(":", 1)[1]
-            title = "proved in the solutions" if name in _PROVED else "in the solutions"
-            parts.append(
-                f"```{{{obj.kind}}} {title}\n{label}\nIts statement and proof are "
-                f"part of {where}.\n```"
-            )
-        elif obj.kind == "figure":
-            name = f":name: {obj.label}\n" if obj.label else ""
-            parts.append(
-                f"```{{figure}} /{PLACEHOLDER_IMAGE}\n{name}:alt: A blank panel: this "
-                "figure is drawn "
-                f"in a solution.\n:width: 320px\n\nDrawn in {where}.\n```"
-            )
-        elif obj.kind == "equation":
-            parts.append(
-                f"$$\n\\text{{(an equation of the solutions)}}\n$$ ({obj.label})"
-            )
-        elif obj.kind == "math":
-            parts.append(
-                f"```{{math}}\n{label}\n\\text{{(an equation of the solutions)}}\n```"
-            )
-        elif obj.kind == "target":
-            parts.append(f"({obj.label})=\n\nThis part of the book is in {where}.")
-        elif obj.kind == "exercise":
-            parts.append(
-                f"```{{exercise}} in the solutions\n{label}\nThis exercise is posed "
-                f"in {where}.\n```"
-            )
-        else:  # a numbered table
-            name = f":name: {obj.label}\n" if obj.label else ""
-            parts.append(f"```{{list-table}} In {where}.\n{name}\n* - (left out)\n```")
+        kind = "prf" if obj.kind.startswith("prf:") else obj.kind
+        proved = obj.kind.split(":", 1)[-1] in _PROVED
+        fields = {
+            "kind": obj.kind,
+            "id": obj.label,
+            "where": where,
+            "image": PLACEHOLDER_IMAGE,
+            "title": "proved in the solutions" if proved else "in the solutions",
+            "label": f":label: {obj.label}\n" if obj.label else "",
+            "name": f":name: {obj.label}\n" if obj.label else "",
+        }
+        parts.append(_PLACEHOLDERS.get(kind, _PLACEHOLDERS["table"]).format(**fields))
     return "\n\n".join(parts)
 
 
@@ -156,11 +135,11 @@ def student_notebook(nb):
     Returns the notebook (modified in place) and, per exercise label, the removed cells.
     """
     cells, removed, previous = [], {}, 0
-    for start, stop, exercise in solution_blocks(nb):
+    for start, stop, exercise in book.solution_blocks(nb):
         cells += nb.cells[previous:start]
         block = nb.cells[start:stop]
         removed.setdefault(exercise, []).extend(block)
-        objects = numbered_objects(block)
+        objects = book.numbered_objects(block)
         if objects:
             cell = nbformat.v4.new_markdown_cell(placeholder_source(objects, exercise))
             cell.metadata["tags"] = [PLACEHOLDER_TAG]
@@ -177,16 +156,20 @@ _LABEL = re.compile(
 _ROLE = re.compile(r"\{(prf:ref|ref|numref|eq)\}`([^`<]*<)?([^`<>]+)>?`")
 
 
+def _figure(cell) -> dict:
+    """The MyST-NB figure options (name, caption) of a cell, or {}."""
+    return cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+
+
 def labels_defined(cells) -> set[str]:
     """Labels, targets and figure names that the given cells define."""
     found: set[str] = set()
     for cell in cells:
         for match in _LABEL.finditer(cell.source):
             found.add(next(g for g in match.groups() if g))
-        found |= {m.group(1) for m in _EQUATION.finditer(cell.source)}
-        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
-        if figure.get("name"):
-            found.add(figure["name"])
+        found |= {m.group(1) for m in book._EQUATION.finditer(cell.source)}
+        if _figure(cell).get("name"):
+            found.add(_figure(cell)["name"])
     return found
 
 
@@ -206,11 +189,7 @@ def unlink_hidden(text: str, hidden: set[str]) -> str:
     def replace(m: re.Match) -> str:
         if m.group(3).strip() not in hidden:
             return m.group(0)
-        return (
-            m.group(2)[:-1].strip()
-            if m.group(2)
-            else "a result proved in the solutions"
-        )
+        return (m.group(2) or "a result proved in the solutions<")[:-1].strip()
 
     return _ROLE.sub(replace, text)
 
@@ -221,33 +200,28 @@ def unlink_hidden(text: str, hidden: set[str]) -> str:
 
 def student_config(config: dict) -> dict:
     config = dict(config)
+
+    def merge(key: str, **values) -> dict:
+        config[key] = dict(config.get(key, {}), **values)
+        return config[key]
+
     config["title"] = config.get("title", "") + " (student edition)"
     # nbval has checked that the stored outputs are what the code computes; render them.
-    config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
+    merge("execute", execute_notebooks="off")
     # Launch buttons open the student notebooks, which the publishing workflow writes to
     # this branch.
-    config["repository"] = dict(
-        config.get("repository", {}), branch=STUDENT_BRANCH, path_to_book=""
-    )
+    merge("repository", branch=STUDENT_BRANCH, path_to_book="")
     # The repository button would open the default branch, with the solutions.
-    config["html"] = dict(
-        config.get("html", {}),
-        use_repository_button=False,
-        use_edit_page_button=False,
-        use_issues_button=False,
-    )
-    latex = dict(config.get("latex", {}))
+    buttons = ("repository", "edit_page", "issues")
+    merge("html", **{f"use_{b}_button": False for b in buttons})
+    latex = merge("latex")
     documents = dict(latex.get("latex_documents", {}))
-    documents["targetname"] = (
-        Path(documents.get("targetname", "book.tex")).stem + "-student.tex"
-    )
-    latex["latex_documents"] = documents
-    config["latex"] = latex
-    sphinx = dict(config.get("sphinx", {}))
+    target = Path(documents.get("targetname", "book.tex")).stem
+    latex["latex_documents"] = dict(documents, targetname=target + "-student.tex")
+    sphinx = merge("sphinx")
     sphinx["config"] = dict(
         sphinx.get("config", {}), hide_solutions=True, html_show_sourcelink=False
     )
-    config["sphinx"] = sphinx
     return config
 
 
@@ -261,21 +235,10 @@ def placeholder_image(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig = plt.figure(figsize=(4, 1.2), dpi=100)
     fig.patch.set_facecolor("#f2f2f2")
-    fig.text(
-        0.5,
-        0.5,
-        "drawn in the solution",
-        ha="center",
-        va="center",
-        fontsize=13,
-        color="#555555",
-    )
+    style = {"ha": "center", "va": "center", "fontsize": 13, "color": "#555555"}
+    fig.text(0.5, 0.5, "drawn in the solution", **style)
     fig.savefig(path, facecolor=fig.get_facecolor())
     plt.close(fig)
-
-
-STUDENT_REQUIREMENTS = ROOT / "student" / "requirements.txt"
-ARCHIVE_FOLDER = Path("attnsig-student-notebooks")
 
 
 def package_wheel(target: Path, root: Path = ROOT) -> Path:
@@ -285,33 +248,15 @@ def package_wheel(target: Path, root: Path = ROOT) -> Path:
     checkout, and without build isolation: setuptools and wheel are pinned in the
     environment, and the build needs no network.
     """
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "attnsig"
-        shutil.copytree(
-            root / "src",
-            copy / "src",
-            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
-        )
+        ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+        shutil.copytree(root / "src", copy / "src", ignore=ignore)
         for name in ("pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(root / name, copy / name)
         target.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--quiet",
-                "--no-deps",
-                "--no-build-isolation",
-                "--wheel-dir",
-                str(target),
-                str(copy),
-            ],
-            check=True,
-        )
+        pip = "-m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir".split()
+        subprocess.run([sys.executable, *pip, str(target), str(copy)], check=True)
     return max(target.glob("attnsig-*.whl"), key=lambda p: p.stat().st_mtime)
 
 
@@ -320,16 +265,13 @@ def archive_requirements(wheel: str) -> str:
     (student/requirements.txt), `attnsig` from the wheel beside it, everything else
     at the versions of the constraints file beside it.
     """
+    pinned = STUDENT_REQUIREMENTS.read_text().splitlines()
     lines = [
         "# Install from this folder (the wheel's path is relative to it):",
         "#   python -m venv .venv",
         "#   .venv/bin/python -m pip install -r requirements.txt",
         "#   .venv/bin/jupyter lab",
-        *[
-            ln
-            for ln in STUDENT_REQUIREMENTS.read_text().splitlines()
-            if ln.strip() and not ln.startswith("#")
-        ],
+        *[ln for ln in pinned if ln.strip() and not ln.startswith("#")],
         f"./{wheel}",
         "-c constraints.txt",
     ]
@@ -341,8 +283,6 @@ def write_archive(notebooks: Path, archive: Path) -> None:
     student installs to run them: requirements.txt, constraints.txt and the wheel of
     `attnsig` (`archive_requirements`).
     """
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         wheel = package_wheel(Path(tmp))
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -350,47 +290,44 @@ def write_archive(notebooks: Path, archive: Path) -> None:
                 zf.write(path, ARCHIVE_FOLDER / path.relative_to(notebooks))
             zf.write(wheel, ARCHIVE_FOLDER / wheel.name)
             zf.write(ROOT / "constraints.txt", ARCHIVE_FOLDER / "constraints.txt")
-            zf.writestr(
-                str(ARCHIVE_FOLDER / "requirements.txt"),
-                archive_requirements(wheel.name),
-            )
+            requirements = archive_requirements(wheel.name)
+            zf.writestr(str(ARCHIVE_FOLDER / "requirements.txt"), requirements)
+
+
+def _copy_book(target: Path, config: dict) -> None:
+    """The book's sources in `target` (a fresh folder), with the given configuration.
+
+    Besides the pages: the theme's static files (favicon, CSS and JS fixes) and the
+    bibliography. The grading checks (tools/questions.py) belong to the instructors.
+    """
+    if target.exists():
+        shutil.rmtree(target)
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py")
+    shutil.copytree(ROOT / "chapters", target / "chapters", ignore=ignore)
+    for name in ("_toc.yml", "intro.md", "references.bib", "_static"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, target / name)
+        elif (ROOT / name).is_file():
+            shutil.copy(ROOT / name, target / name)
+    (target / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def _book_config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
 def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) -> None:
     """Write the student edition's sources, and the student notebooks to a folder."""
-    if source.exists():
-        shutil.rmtree(source)
-    source.mkdir(parents=True)
-    shutil.copy(ROOT / "_toc.yml", source / "_toc.yml")
-    shutil.copytree(
-        ROOT / "chapters",
-        source / "chapters",
-        # The grading checks (tools/questions.py) belong to the instructors.
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
-    )
-    shutil.copy(ROOT / "intro.md", source / "intro.md")
-    # What the configuration names besides the pages: the theme's static files (favicon,
-    # CSS and JS fixes) and the bibliography.
-    if (ROOT / "_static").is_dir():
-        shutil.copytree(ROOT / "_static", source / "_static")
-    for name in ("references.bib",):
-        if (ROOT / name).is_file():
-            shutil.copy(ROOT / name, source / name)
+    _copy_book(source, student_config(_book_config()))
     for page, student_page in STUDENT_PAGES.items():
         shutil.copy(ROOT / student_page, source / page)
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    (source / "_config.yml").write_text(
-        yaml.safe_dump(student_config(config), sort_keys=False)
-    )
     placeholder_image(source / PLACEHOLDER_IMAGE)
     stripped, hidden, kept = {}, set(), set()
     for path in chapter_notebooks(source):
         nb = nbformat.read(path, as_version=4)
-        _, removed = strip_solutions(nbformat.from_dict(nb))
-        hidden |= labels_defined(removed)
-        nb, _ = student_notebook(nb)
-        kept |= labels_defined(nb.cells)
-        stripped[path] = nb
+        hidden |= labels_defined(strip_solutions(nbformat.from_dict(nb))[1])
+        stripped[path] = student_notebook(nb)[0]
+        kept |= labels_defined(stripped[path].cells)
     lost = hidden - kept
     if lost:
         print(f"warning: labels of solutions without a placeholder: {sorted(lost)}")
@@ -402,18 +339,19 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
     for page in sorted((source / "chapters").rglob("*.md")) + [source / "intro.md"]:
         page.write_text(unlink_hidden(page.read_text(), lost))
     if notebooks is not None:
-        from tools.handout import handout_copy  # it imports this module
-
         if notebooks.exists():
             shutil.rmtree(notebooks)
-        for path in stripped:
-            target = notebooks / path.relative_to(
-                source
-            )  # chapters/<part>/<chapter>.ipynb
+        for path in stripped:  # chapters/<part>/<chapter>.ipynb
+            target = notebooks / path.relative_to(source)
             target.parent.mkdir(parents=True, exist_ok=True)
             # Plain Jupyter Markdown: the reader opens these outside the book.
             nbformat.write(handout_copy(path, source, "student"), target)
         write_archive(notebooks, source / ARCHIVE)
+
+
+def _jupyter_book(source: Path, *options: str) -> int:
+    jb = Path(sys.executable).parent / "jupyter-book"
+    return subprocess.run([str(jb), "build", str(source), *options]).returncode
 
 
 def build() -> int:
@@ -422,20 +360,17 @@ def build() -> int:
     OUT.mkdir(parents=True)
     prepare_source()
     shutil.copy(SOURCE / ARCHIVE, OUT / ARCHIVE)
-    jb = Path(sys.executable).parent / "jupyter-book"
-    result = subprocess.run([str(jb), "build", str(SOURCE), "-W", "-n", "--keep-going"])
-    if result.returncode:
-        return result.returncode
+    failed = _jupyter_book(SOURCE, "-W", "-n", "--keep-going")
+    if failed:
+        return failed
     shutil.move(str(SOURCE / "_build" / "html"), str(HTML))
     # The download button hands out the page's source: the rendered student notebook.
     for path in NOTEBOOKS.rglob("*.ipynb"):
         copy = HTML / "_sources" / path.relative_to(NOTEBOOKS)
         if copy.exists():
             shutil.copy(path, copy)
-    print(
-        f"Student edition: {HTML / 'index.html'}\nStudent notebooks: {NOTEBOOKS} (and "
-        f"{OUT / ARCHIVE})"
-    )
+    print(f"Student edition: {HTML / 'index.html'}")
+    print(f"Student notebooks: {NOTEBOOKS} (and {OUT / ARCHIVE})")
     return 0
 
 
@@ -450,24 +385,20 @@ def fingerprints(cells) -> set[str]:
     found: set[str] = set()
     for cell in cells:
         if cell.cell_type == "code":
-            runs = [ln.strip() for ln in cell.source.splitlines()]
             # Not comments, nor the first line of a call ("assert_equal(") that any
             # cell could start with.
-            runs = [
+            runs = [ln.strip() for ln in cell.source.splitlines()]
+            found |= {
                 r
                 for r in runs
                 if len(r) >= 30 and not r.startswith("#") and r[-1] not in "([{,"
-            ]
-        else:
-            if "{solution-start}" in cell.source or "{solution-end}" in cell.source:
-                continue
+            }
+        elif not re.search(r"\{solution-(start|end)\}", cell.source):
             # Runs end at markup, at paragraphs and at punctuation, not where the source
             # happens to wrap its lines: the same sentence wraps differently elsewhere.
-            text = _MARKUP.sub("\x00", cell.source)
-            text = re.sub(r"(?<!\n)\n(?!\n)", " ", text)
+            text = re.sub(r"(?<!\n)\n(?!\n)", " ", _MARKUP.sub("\x00", cell.source))
             runs = [" ".join(r.split()) for r in re.split(r"[\x00\n.:;]", text)]
-            runs = [r for r in runs if len(r) >= 40]
-        found.update(runs)
+            found |= {r for r in runs if len(r) >= 40}
     return found
 
 
@@ -491,43 +422,47 @@ def formulas(text: str, min_length: int = 24) -> set[str]:
 
 
 def _number_text(value) -> str | None:
-    """How a distinctive asserted number would be printed, or None for a commonplace
-    one.
-    """
+    """How a distinctive asserted number is printed; None for a commonplace one."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if isinstance(value, float):
-        if value != value or abs(value) < 1e-3 or abs(value) >= 1e6:
-            return None  # tolerances and sentinels
-        digits = f"{abs(value):.6g}".replace(".", "").strip("0")
-        return f"{value:.6g}" if len(digits) >= 3 else None
-    return str(value) if abs(value) >= 100 and value % 100 else None
+    if isinstance(value, int):
+        return str(value) if abs(value) >= 100 and value % 100 else None
+    if value != value or abs(value) < 1e-3 or abs(value) >= 1e6:
+        return None  # tolerances and sentinels
+    digits = f"{abs(value):.6g}".replace(".", "").strip("0")
+    return f"{value:.6g}" if len(digits) >= 3 else None
 
 
 def _literal(node) -> str | None:
-    """The text of a distinctive number written as a literal (3.1416, -0.25, Fraction(7,
-    12)).
+    """The text of a distinctive number written as a literal (3.1416, -0.25,
+    Fraction(7, 12)).
     """
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-    ):
-        text = _number_text(node.operand.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        text = _literal(node.operand) if isinstance(node.operand, ast.Constant) else 0
         return f"-{text}" if text else None
     if isinstance(node, ast.Constant):
         return _number_text(node.value)
-    if (
-        isinstance(node, ast.Call)
-        and ast.unparse(node.func).endswith("Fraction")
-        and len(node.args) == 2
-        and all(
-            isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args
-        )
-    ):
-        num, den = (a.value for a in node.args)
-        return f"{num}/{den}" if abs(den) > 1 and abs(num) > 1 else None
+    if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Fraction"):
+        ints = [
+            a.value
+            for a in node.args
+            if isinstance(a, ast.Constant) and isinstance(a.value, int)
+        ]
+        if len(ints) == len(node.args) == 2 and abs(ints[0]) > 1 and abs(ints[1]) > 1:
+            return f"{ints[0]}/{ints[1]}"
     return None
+
+
+def code_tree(cell) -> ast.Module | None:
+    """A code cell's syntax tree (magics and shell lines blanked), or None."""
+    source = "\n".join(
+        "" if ln.lstrip().startswith(("%", "!")) else ln
+        for ln in cell.source.splitlines()
+    )
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
 
 
 def asserted_values(cells) -> set[str]:
@@ -539,32 +474,14 @@ def asserted_values(cells) -> set[str]:
     argument) of an `assert_*` call, when they are literals or lists of literals.
     """
     found: set[str] = set()
-    for cell in cells:
-        if cell.cell_type != "code":
-            continue
-        source = "\n".join(
-            "" if ln.lstrip().startswith(("%", "!")) else ln
-            for ln in cell.source.splitlines()
-        )
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
+    trees = [t for c in cells if c.cell_type == "code" and (t := code_tree(c))]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         operands = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assert):
-                operands += [
-                    n
-                    for c in ast.walk(node.test)
-                    if isinstance(c, ast.Compare)
-                    for n in [c.left, *c.comparators]
-                ]
-            elif (
-                isinstance(node, ast.Call)
-                and "assert" in ast.unparse(node.func)
-                and len(node.args) >= 2
-            ):
-                operands.append(node.args[1])
+        if isinstance(node, ast.Assert):
+            compares = [c for c in ast.walk(node.test) if isinstance(c, ast.Compare)]
+            operands = [n for c in compares for n in [c.left, *c.comparators]]
+        elif isinstance(node, ast.Call) and "assert" in ast.unparse(node.func):
+            operands = node.args[1:2]
         while operands:
             operand = operands.pop()
             if isinstance(operand, ast.List | ast.Tuple):
@@ -583,29 +500,21 @@ def asserted_values(cells) -> set[str]:
 
 
 def figure_references(cells) -> set[str]:
-    return {
-        label
-        for role, label in references(
-            "\n".join(c.source for c in cells if c.cell_type == "markdown")
-        )
-        if role in ("numref", "ref")
-    }
+    text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    return {label for role, label in references(text) if role in ("numref", "ref")}
 
 
 def cell_text(cell) -> str:
     """What a reader sees of a cell: markdown, or the printed outputs of code."""
     if cell.cell_type == "markdown":
         return cell.source
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            parts.append(output.get("text", ""))
-        else:
-            parts.append(output.get("data", {}).get("text/plain", ""))
-    caption = (
-        cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption", "")
-    )
-    return "\n".join([caption, *parts])
+    parts = [
+        o.get("text", "")
+        if o.get("output_type") == "stream"
+        else o.get("data", {}).get("text/plain", "")
+        for o in cell.get("outputs", [])
+    ]
+    return "\n".join([_figure(cell).get("caption", ""), *parts])
 
 
 @dataclass(frozen=True)
@@ -617,13 +526,17 @@ class GiveAway:
     where: str
 
 
-def _heading_before(cells, index: int) -> str:
+def _where(cells, index: int) -> str:
+    """'cell 4 under “Heading”': the cell and the heading above it."""
+    heading = "top of the chapter"
     for cell in reversed(cells[: index + 1]):
-        if cell.cell_type == "markdown":
-            m = re.search(r"^#{1,4} (.+)$", cell.source, re.M)
-            if m:
-                return m.group(1).strip()
-    return "top of the chapter"
+        m = cell.cell_type == "markdown" and re.search(
+            r"^#{1,4} (.+)$", cell.source, re.M
+        )
+        if m:
+            heading = m.group(1).strip()
+            break
+    return f"cell {index} under \u201c{heading}\u201d"
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
@@ -641,119 +554,71 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     Figure 6.1" means that the figure answers the exercise). A result that the
     exercise's own statement gives is not a give-away.
     """
-    nb = nbformat.read(path, as_version=4)
-    numbers = exercise_numbers(path, root)
-    student, removed = student_notebook(nbformat.from_dict(nb))
+    numbers = book.exercise_numbers(path, root)
+    student, removed = student_notebook(nbformat.read(path, as_version=4))
     cells = [
         c
         for c in student.cells
         if not is_setup_cell(c) and PLACEHOLDER_TAG not in c.metadata.get("tags", [])
     ]
-    statements = exercise_statements(cells)
-    # What any exercise of the chapter states is given to the student: its formulas are
-    # no give-away.
-    stated_math = {f for text in statements.values() for f in formulas(text, 0)}
-    # So is what a theorem box of the main text states: issue 21 puts every statement
-    # that a later exercise or chapter uses in the text, with its proof in a solution.
-    stated_math |= {
-        f
-        for c in cells
-        if c.cell_type == "markdown"
-        for box in _STATEMENT_BOX.finditer(c.source)
-        for f in formulas(box.group(0), 0)
+    markdown = [c.source for c in cells if c.cell_type == "markdown"]
+    statements = book.exercise_statements(cells)
+    # What any exercise of the chapter states is given to the student, and so is what a
+    # theorem box of the main text states (issue 21 puts every statement that a later
+    # exercise or chapter uses in the text, with its proof in a solution): their
+    # formulas are no give-away.
+    boxes = [box.group(0) for text in markdown for box in _STATEMENT_BOX.finditer(text)]
+    stated_math = {
+        f for text in [*statements.values(), *boxes] for f in formulas(text, 0)
     }
-    shown = [(i, cell_text(c)) for i, c in enumerate(cells)]
-    public_figures = {
-        c.metadata.get("mystnb", {}).get("figure", {}).get("name") for c in cells
-    } | {
-        m.group(1)
-        for c in cells
-        if c.cell_type == "markdown"
-        for m in re.finditer(r":name:\s*(\S+)", c.source)
-    }
-    public_figures.discard(None)
+    public_figures = {_figure(c).get("name") for c in cells} - {None}
+    public_figures |= {n for t in markdown for n in re.findall(r":name:\s*(\S+)", t)}
     found: list[GiveAway] = []
-    chapter = path.stem
     for exercise, block in removed.items():
         number = f"{numbers.get(exercise, '?')} ({exercise})"
+
+        def add(kind: str, what: str, index: int, number: str = number) -> None:
+            found.append(GiveAway(path.stem, number, kind, what, _where(cells, index)))
+
         given = statements.get(exercise, "")
         given_prose, given_math = prose(given), formulas(given, 0) | stated_math
-        sentences = {
-            r
-            for r in fingerprints([c for c in block if c.cell_type == "markdown"])
-            if r not in given_prose
-        }
-        maths = {
-            f
-            for c in block
-            if c.cell_type == "markdown"
-            for f in formulas(c.source, 22)
-        }
+        solution_md = [c for c in block if c.cell_type == "markdown"]
+        sentences = {r for r in fingerprints(solution_md) if r not in given_prose}
+        maths = {f for c in solution_md for f in formulas(c.source, 22)}
         values = {
             v
             for v in asserted_values(block)
             if not re.search(rf"(?<![\d.]){re.escape(v)}(?![\d])", given)
         }
-        for i, text in shown:
+        for i, cell in enumerate(cells):
+            text = cell_text(cell)
+            flat = prose(text)
             if (
-                cells[i].cell_type == "markdown"
+                cell.cell_type == "markdown"
                 and "{exercise}" in text
                 and exercise in text
             ):
                 continue  # the exercise's own statement
-            where = f"cell {i} under \u201c{_heading_before(cells, i)}\u201d"
-            flat = prose(text)
             for run in sorted(sentences):
                 if run in flat:
-                    found.append(
-                        GiveAway(
-                            chapter, number, "sentence of the solution", run, where
-                        )
-                    )
+                    add("sentence of the solution", run, i)
             # A formula shown outside that is (part of) a formula of the solution states
             # its result.
             for formula in sorted(formulas(text, 22) - given_math):
                 if any(formula in result for result in maths):
-                    found.append(
-                        GiveAway(
-                            chapter,
-                            number,
-                            "formula of the solution",
-                            f"${formula}$",
-                            where,
-                        )
-                    )
+                    add("formula of the solution", f"${formula}$", i)
             for value in sorted(values):
                 if re.search(rf"(?<![\w.]){re.escape(value)}(?![\d])", text):
-                    found.append(
-                        GiveAway(
-                            chapter,
-                            number,
-                            "asserted value of the solution",
-                            value,
-                            where,
-                        )
-                    )
+                    add("asserted value of the solution", value, i)
         # A figure that the exercise points to is part of its question.
-        for label in sorted(
-            figure_references(block)
-            & public_figures - {label for _, label in references(given)}
-        ):
+        given_labels = {label for _, label in references(given)}
+        for label in sorted(figure_references(block) & public_figures - given_labels):
             index = next(
                 i
                 for i, c in enumerate(cells)
-                if c.metadata.get("mystnb", {}).get("figure", {}).get("name") == label
-                or f":name: {label}" in c.source
+                if _figure(c).get("name") == label or f":name: {label}" in c.source
             )
-            found.append(
-                GiveAway(
-                    chapter,
-                    number,
-                    "figure the solution relies on",
-                    label,
-                    f"cell {index} under \u201c{_heading_before(cells, index)}\u201d",
-                )
-            )
+            add("figure the solution relies on", label, index)
     # Boxes that only solutions hold ("About the original solution") are gone from the
     # student edition: text outside the solutions must not send the reader to them.
     titles = {t for c in cells for t in _ADMONITION.findall(c.source)}
@@ -763,47 +628,34 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
             for title in set(_ADMONITION.findall(cell.source)) - titles:
                 only_in_solutions.setdefault(title, exercise)
     for title, exercise in only_in_solutions.items():
+        number = f"{numbers.get(exercise, '?')} ({exercise}) and others"
         for i, cell in enumerate(cells):
             if cell.cell_type == "markdown" and title.lower() in cell.source.lower():
-                where = f"cell {i} under \u201c{_heading_before(cells, i)}\u201d"
-                found.append(
-                    GiveAway(
-                        chapter,
-                        f"{numbers.get(exercise, '?')} ({exercise}) and others",
-                        "pointer to a box that only solutions hold",
-                        title,
-                        where,
-                    )
-                )
+                kind = "pointer to a box that only solutions hold"
+                found.append(GiveAway(path.stem, number, kind, title, _where(cells, i)))
     return sorted(set(found), key=found.index)
 
 
+_REPORT_INTRO = """
+Written by `python -m tools.student_edition giveaways` (student-edition check). Each
+row is a key result of an exercise's solution (a sentence, a formula of at least 22
+characters or a part of one, a distinctive number an assert of the solution compares
+with, or a figure the solution points to) that the student edition shows outside the
+solution. Move it into the solution, or phrase the outside text so it does not answer
+the exercise. What an exercise's statement gives (its formulas, a figure it refers to
+with {numref}) is not a give-away. Cell indices count the student notebook without the
+set-up cell. `tests/test_student_edition.py` fails while a row is left.
+
+The check matches text, not meaning: a paraphrase of a solution's result (a caption or
+an explorer's prose that says what the exercise asks to predict) passes it. Read the
+text around each exercise for those too.
+"""
+
+
 def giveaway_report(path: Path, found: list[GiveAway]) -> str:
-    lines = [
-        f"# Give-aways in `{path.relative_to(ROOT)}`",
-        "",
-        "Written by `python -m tools.student_edition giveaways` (student-edition "
-        "check). Each row is a key "
-        "result of an exercise's solution (a sentence, a formula of at least 22 "
-        "characters or a part of one, a "
-        "distinctive number an assert of the solution compares with, or a figure the "
-        "solution points to) "
-        "that the student edition shows outside the solution. Move it into the "
-        "solution, or phrase the "
-        "outside text so it does not answer the exercise. What an exercise's "
-        "statement gives (its formulas, "
-        "a figure it refers to with {numref}) is not a give-away. Cell indices count "
-        "the student notebook "
-        "without the set-up cell. `tests/test_student_edition.py` fails while a row "
-        "is left.",
-        "",
-        "The check matches text, not meaning: a paraphrase of a solution's result (a "
-        "caption or an "
-        "explorer's prose that says what the exercise asks to predict) passes it. "
-        "Read the text around "
-        "each exercise for those too.",
-        "",
-    ]
+    lines = [f"# Give-aways in `{path.relative_to(ROOT)}`", ""]
+    for paragraph in _REPORT_INTRO.strip().split("\n\n"):
+        lines += [" ".join(paragraph.split()), ""]
     if not found:
         return "\n".join([*lines, "Nothing found.", ""])
     lines += ["| exercise | kind | what | where |", "| --- | --- | --- | --- |"]
@@ -831,6 +683,7 @@ def giveaways_command(out: Path | None = None) -> int:
 
 MAP_START = "<!-- exercise map: made by `python -m tools.student_edition guide` -->"
 MAP_END = "<!-- end of the exercise map -->"
+_EXERCISE = re.compile(r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)")
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
@@ -840,41 +693,30 @@ def exercises(root: Path = ROOT) -> list[dict]:
     found = []
     for path in chapter_notebooks(root):
         nb = nbformat.read(path, as_version=4)
-        solved = {label for _, _, label in solution_blocks(nb)}
-        numbers = exercise_numbers(path, root)
+        solved = {label for _, _, label in book.solution_blocks(nb)}
+        numbers = book.exercise_numbers(path, root)
         doc = "/" + str(path.relative_to(root).with_suffix(""))
-        for cell in nb.cells:
-            if cell.cell_type != "markdown":
-                continue
-            for m in re.finditer(
-                r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)", cell.source
-            ):
-                label = _OPTION.search(m.group(2)).group(2)
-                found.append(
-                    {
-                        "number": numbers[label],
-                        "label": label,
-                        "title": m.group(1).strip(),
-                        "doc": doc,
-                        "solved": label in solved,
-                    }
-                )
+        markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        for m in (m for text in markdown for m in _EXERCISE.finditer(text)):
+            label = book._OPTION.search(m.group(2)).group(2)
+            title = m.group(1).strip()
+            entry = {"number": numbers[label], "label": label, "title": title}
+            found.append(entry | {"doc": doc, "solved": label in solved})
     return found
 
 
 def exercise_map(root: Path = ROOT) -> str:
     """The exercise-by-exercise map of every sheet, as Markdown tables."""
     data = yaml.safe_load(EXERCISE_MAP.read_text())
-    book = exercises(root)
+    found = exercises(root)
     graded = how_graded(root)
-    missing = [e["label"] for e in book if e["label"] not in data["exercises"]]
+    missing = [e["label"] for e in found if e["label"] not in data["exercises"]]
     if missing:
-        raise ValueError(
-            f"exercises missing from {EXERCISE_MAP.relative_to(ROOT)}: {missing}"
-        )
+        where = EXERCISE_MAP.relative_to(ROOT)
+        raise ValueError(f"exercises missing from {where}: {missing}")
     lines = []
     for key, sheet in data["sheets"].items():
-        rows = [e for e in book if data["exercises"][e["label"]]["sheet"] == key]
+        rows = [e for e in found if data["exercises"][e["label"]]["sheet"] == key]
         if not rows:
             continue
         minutes = sum(data["exercises"][e["label"]]["minutes"] for e in rows)
@@ -889,17 +731,19 @@ def exercise_map(root: Path = ROOT) -> str:
         ]
         for e in rows:
             info = data["exercises"][e["label"]]
-            title = e["title"].replace("|", "\\|")
-            lines.append(
-                # The number is written out: in the PDF, references to sphinx-exercise
-                # labels of other documents do not resolve ("Exercise ??").
-                f"| {info['question']} | "
-                f"{{ref}}`Exercise {e['number']} <{e['label']}>` | {title} | "
-                f"{{doc}}`{e['doc']}` | "
-                f"{info['minutes']} min | {info['needs']} | "
-                f"{'yes' if e['solved'] else 'no'} | "
-                f"{graded.get(e['label'], 'not assigned')} |"
-            )
+            # The number is written out: in the PDF, references to sphinx-exercise
+            # labels of other documents do not resolve ("Exercise ??").
+            cells = [
+                info["question"],
+                f"{{ref}}`Exercise {e['number']} <{e['label']}>`",
+                e["title"].replace("|", "\\|"),
+                f"{{doc}}`{e['doc']}`",
+                f"{info['minutes']} min",
+                info["needs"],
+                "yes" if e["solved"] else "no",
+                graded.get(e["label"], "not assigned"),
+            ]
+            lines.append(f"| {' | '.join(map(str, cells))} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -920,15 +764,14 @@ def guide() -> int:
 # --------------------------------------------------------------------
 
 
+def _text(markup: str) -> str:
+    """The words of HTML without its tags, entities resolved, on one line."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
+
+
 def visible_text(path: Path) -> str:
-    text = re.sub(
-        r"<script.*?</script>|<style.*?</style>",
-        " ",
-        path.read_text(errors="replace"),
-        flags=re.S,
-    )
-    text = html.unescape(re.sub(r"<[^>]+>", "", text))
-    return " ".join(text.split())
+    raw = path.read_text(errors="replace")
+    return _text(re.sub(r"<script.*?</script>|<style.*?</style>", " ", raw, flags=re.S))
 
 
 def numbering(doctrees: Path) -> dict[str, str]:
@@ -937,17 +780,17 @@ def numbering(doctrees: Path) -> dict[str, str]:
     """
     with open(doctrees / "environment.pickle", "rb") as f:
         env = pickle.load(f)
-    found = {}
-    for doc, number in env.toc_secnumbers.items():
-        if number.get(""):
-            found[f"chapter:{doc}"] = ".".join(map(str, number[""]))
+    found = {
+        f"chapter:{doc}": ".".join(map(str, number[""]))
+        for doc, number in env.toc_secnumbers.items()
+        if number.get("")
+    }
     for doc, kinds in env.toc_fignumbers.items():
         for kind, ids in kinds.items():
             for id_, number in ids.items():
                 found[f"{kind}:{doc}#{id_}"] = ".".join(map(str, number))
-    for label, (doc, number) in (
-        env.domaindata.get("math", {}).get("objects", {}).items()
-    ):
+    equations = env.domaindata.get("math", {}).get("objects", {})
+    for label, (doc, number) in equations.items():
         found[f"equation:{doc}#{label}"] = f"{found.get(f'chapter:{doc}', '')}.{number}"
     return found
 
@@ -958,15 +801,10 @@ def compare_numbering(full: dict[str, str], student: dict[str, str]) -> list[str
     """
     problems = []
     for key, number in sorted(full.items()):
-        if key not in student:
+        there = f"{student[key]} in the" if key in student else "missing from the"
+        if student.get(key) != number:
             problems.append(
-                f"{key} is {number} in the full edition and missing from the student "
-                "edition"
-            )
-        elif student[key] != number:
-            problems.append(
-                f"{key} is {number} in the full edition and {student[key]} in the "
-                "student edition"
+                f"{key} is {number} in the full edition and {there} student edition"
             )
     for key in sorted(set(student) - set(full)):
         problems.append(
@@ -986,166 +824,150 @@ def link_texts(html_root: Path, labels: set[str]) -> dict[str, set[str]]:
     for page in html_root.rglob("*.html"):
         for m in _ANCHOR.finditer(page.read_text(errors="replace")):
             if m.group(1) in labels:
-                text = " ".join(
-                    html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).split()
-                )
-                found.setdefault(m.group(1), set()).add(text)
+                found.setdefault(m.group(1), set()).add(_text(m.group(2)))
     return found
 
 
+def _solution_runs() -> tuple[set[str], set[str]]:
+    """Fingerprints of the solutions that no public text holds, and their labels."""
+    solution, public, hidden = set(), set(), set()
+    for path in chapter_notebooks():
+        nb, removed = strip_solutions(nbformat.read(path, as_version=4))
+        solution |= fingerprints(removed)
+        public |= fingerprints(nb.cells)
+        hidden |= labels_defined(removed)
+    # A sentence that also stands outside a solution is for the give-away check (it says
+    # which exercise it answers); this check is about solution text that leaks through
+    # the build.
+    sources = [*(ROOT / "src").rglob("*.py"), *(ROOT / "chapters").rglob("*.md")]
+    elsewhere = " ".join(" ".join(p.read_text().split()) for p in sources)
+    elsewhere += " " + " ".join((ROOT / "intro.md").read_text().split())
+    return {run for run in solution - public if run not in elsewhere}, hidden
+
+
+def _check_pages(pages: list[Path], solution_runs: set[str]) -> list[str]:
+    """Solution text or elements in the student pages, and their launch buttons."""
+    problems = []
+    chapters = {p.stem for p in NOTEBOOKS.rglob("*.ipynb")}
+    for page in pages:
+        name, raw = page.relative_to(HTML), page.read_text(errors="replace")
+        text = visible_text(page)
+        if 'class="solution' in raw:
+            problems.append(f"{name}: holds a solution element")
+        for run in solution_runs:
+            # A run inside a longer name ("other_rng = ...") is another line.
+            if run in text and re.search(rf"(?<![\w.]){re.escape(run)}", text):
+                problems.append(f"{name}: shows solution text {run[:60]!r}")
+        if "the solutions, which this edition leaves out" in text:
+            problems.append(f"{name}: a reference replaced by a parenthesis")
+        if "chapters" not in page.parts or page.stem not in chapters:
+            continue
+        for needed in ("mybinder.org/v2/gh/", f"/blob/{STUDENT_BRANCH}/", "download"):
+            if needed not in raw:
+                problems.append(f"{name}: no {needed!r} button")
+        if "/blob/main/" in raw or "/gh/attnsig/attnsig-book/main" in raw:
+            problems.append(f"{name}: a launch button opens the full notebook")
+    return problems
+
+
+def _check_notebooks() -> list[str]:
+    """The sources the edition ships (download button), the notebooks and the zips."""
+    problems = []
+    handed_out = list(NOTEBOOKS.rglob("*.ipynb"))
+    if not handed_out:
+        problems.append(f"no student notebooks in {NOTEBOOKS}")
+    for path in [*HTML.rglob("*.ipynb"), *handed_out]:
+        nb, name = nbformat.read(path, as_version=4), path.relative_to(OUT)
+        left = myst_left(nb)
+        if left:
+            problems.append(
+                f"{name}: MyST that a plain Jupyter shows as text: {left[:3]}"
+            )
+        if any(SOLUTION_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells):
+            problems.append(f"{name}: student notebook still holds solution cells")
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        if not code or not is_setup_cell(code[0]):
+            problems.append(f"{name}: does not start with the set-up cell")
+    for archive in [OUT / ARCHIVE, *HTML.rglob(ARCHIVE)]:
+        with zipfile.ZipFile(archive) as zf:
+            names = [n for n in zf.namelist() if n.endswith(".ipynb")]
+            name = archive.relative_to(OUT)
+            if len(names) != len(handed_out):
+                problems.append(f"{name}: holds {len(names)} notebooks")
+            for inner in names:
+                if f'"{SOLUTION_TAG}"' in zf.read(inner).decode():
+                    problems.append(f"{name}:{inner}: holds solution cells")
+    if not list(HTML.rglob(ARCHIVE)):
+        problems.append(f"the student home page does not offer {ARCHIVE}")
+    return problems
+
+
+def _check_numbers(hidden: set[str]) -> list[str]:
+    """The same numbers in both editions, and references into solutions that read the
+    same.
+    """
+    full, student = numbering(FULL_DOCTREES), numbering(STUDENT_DOCTREES)
+    problems = compare_numbering(full, student)
+    # The exercise map writes its numbers out: they must be the book's numbers.
+    for e in exercises():
+        key = f"exercise:{e['doc'].lstrip('/')}#{e['label']}"
+        if full.get(key, e["number"]) != e["number"]:
+            problems.append(
+                f"the exercise map calls {e['label']} Exercise {e['number']}, "
+                f"the book numbers it {full[key]}"
+            )
+    in_full, in_student = link_texts(FULL_HTML, hidden), link_texts(HTML, hidden)
+    for label, texts in sorted(in_student.items()):
+        for text in sorted(texts - in_full.get(label, set())):
+            problems.append(
+                f"a reference to {label} reads {text!r} in the student edition, "
+                f"{sorted(in_full.get(label, set()))} in the full edition"
+            )
+    references = sum(map(len, in_student.values()))
+    print(
+        f"{len(full)} numbered objects compared, {references} references "
+        "into solutions compared"
+    )
+    return problems
+
+
 def check() -> int:
-    problems: list[str] = []
     if not HTML.exists():
         print(
             f"no student edition at {HTML}; run `python -m tools.student_edition "
             "build` first"
         )
         return 1
-    solution_runs: set[str] = set()
-    public_runs: set[str] = set()
-    hidden: set[str] = set()
-    for path in chapter_notebooks():
-        nb, removed = strip_solutions(nbformat.read(path, as_version=4))
-        solution_runs |= fingerprints(removed)
-        public_runs |= fingerprints(nb.cells)
-        hidden |= labels_defined(removed)
-    # A sentence that also stands outside a solution is for the give-away check (it says
-    # which
-    # exercise it answers); this check is about solution text that leaks through the
-    # build.
-    solution_runs -= public_runs
-    elsewhere = " ".join(
-        " ".join(p.read_text().split())
-        for p in [
-            *(ROOT / "src").rglob("*.py"),
-            *(ROOT / "chapters").rglob("*.md"),
-            ROOT / "intro.md",
-        ]
-    )
-    solution_runs = {run for run in solution_runs if run not in elsewhere}
+    solution_runs, hidden = _solution_runs()
     pages = sorted(HTML.rglob("*.html"))
-    for page in pages:
-        raw = page.read_text(errors="replace")
-        text = visible_text(page)
-        if 'class="solution' in raw:
-            problems.append(f"{page.relative_to(HTML)}: holds a solution element")
-        for run in solution_runs:
-            # A run inside a longer name ("other_rng = ...") is another line.
-            if run in text and re.search(rf"(?<![\w.]){re.escape(run)}", text):
-                problems.append(
-                    f"{page.relative_to(HTML)}: shows solution text {run[:60]!r}"
-                )
-        if "the solutions, which this edition leaves out" in text:
-            problems.append(
-                f"{page.relative_to(HTML)}: a reference replaced by a parenthesis"
-            )
-    # The sources it ships (download button) and the notebooks it hands out hold no
-    # solution.
-    shipped = [*HTML.rglob("*.ipynb"), *NOTEBOOKS.rglob("*.ipynb")]
-    if not list(NOTEBOOKS.rglob("*.ipynb")):
-        problems.append(f"no student notebooks in {NOTEBOOKS}")
-    from tools.handout import myst_left  # it imports this module
-
-    for path in shipped:
-        nb = nbformat.read(path, as_version=4)
-        left = myst_left(nb)
-        if left:
-            problems.append(
-                f"{path.relative_to(OUT)}: MyST that a plain Jupyter shows as text: "
-                f"{left[:3]}"
-            )
-        if any(SOLUTION_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells):
-            problems.append(
-                f"{path.relative_to(OUT)}: student notebook still holds solution cells"
-            )
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        if not code or not is_setup_cell(code[0]):
-            problems.append(
-                f"{path.relative_to(OUT)}: does not start with the set-up cell"
-            )
-    for archive in [OUT / ARCHIVE, *HTML.rglob(ARCHIVE)]:
-        with zipfile.ZipFile(archive) as zf:
-            names = [n for n in zf.namelist() if n.endswith(".ipynb")]
-            if len(names) != len(list(NOTEBOOKS.rglob("*.ipynb"))):
-                problems.append(
-                    f"{archive.relative_to(OUT)}: holds {len(names)} notebooks"
-                )
-            for name in names:
-                if f'"{SOLUTION_TAG}"' in zf.read(name).decode():
-                    problems.append(
-                        f"{archive.relative_to(OUT)}:{name}: holds solution cells"
-                    )
-    if not list(HTML.rglob(ARCHIVE)):
-        problems.append(f"the student home page does not offer {ARCHIVE}")
-    for page in pages:
-        raw = page.read_text(errors="replace")
-        if "chapters" in page.parts and page.stem in {
-            p.stem for p in NOTEBOOKS.rglob("*.ipynb")
-        }:
-            for needed in (
-                "mybinder.org/v2/gh/",
-                f"/blob/{STUDENT_BRANCH}/",
-                "download",
-            ):
-                if needed not in raw:
-                    problems.append(f"{page.relative_to(HTML)}: no {needed!r} button")
-            if "/blob/main/" in raw or "/gh/attnsig/attnsig-book/main" in raw:
-                problems.append(
-                    f"{page.relative_to(HTML)}: a launch button opens the full notebook"
-                )
-    # The same numbers in both editions, and references into solutions that read the
-    # same.
-    if not (FULL_DOCTREES / "environment.pickle").exists():
+    problems = _check_pages(pages, solution_runs) + _check_notebooks()
+    if (FULL_DOCTREES / "environment.pickle").exists():
+        problems += _check_numbers(hidden)
+    else:
         problems.append(
             f"no full edition at {FULL_DOCTREES}: build it (`make book`) before this "
             "check"
-        )
-    else:
-        full, student = numbering(FULL_DOCTREES), numbering(STUDENT_DOCTREES)
-        problems += compare_numbering(full, student)
-        # The exercise map writes its numbers out: they must be the book's numbers.
-        for e in exercises():
-            key = f"exercise:{e['doc'].lstrip('/')}#{e['label']}"
-            if full.get(key, e["number"]) != e["number"]:
-                problems.append(
-                    f"the exercise map calls {e['label']} Exercise {e['number']}, "
-                    f"the book numbers it {full[key]}"
-                )
-        in_full, in_student = link_texts(FULL_HTML, hidden), link_texts(HTML, hidden)
-        for label, texts in sorted(in_student.items()):
-            for text in sorted(texts - in_full.get(label, set())):
-                problems.append(
-                    f"a reference to {label} reads {text!r} in the student edition, "
-                    f"{sorted(in_full.get(label, set()))} in the full edition"
-                )
-        print(
-            f"{len(full)} numbered objects compared, "
-            f"{sum(map(len, in_student.values()))} references "
-            "into solutions compared"
         )
     # The check must be able to fail: the full edition, when built, shows the same
     # solution text.
     if FULL_HTML.exists() and solution_runs:
         full_text = " ".join(visible_text(p) for p in FULL_HTML.rglob("*.html"))
-        seen = sum(run in full_text for run in solution_runs)
-        if seen < len(solution_runs) // 2:
+        seen, runs = sum(run in full_text for run in solution_runs), len(solution_runs)
+        if seen < runs // 2:
             problems.append(
-                f"only {seen} of {len(solution_runs)} solution fingerprints appear in "
-                "the full "
+                f"only {seen} of {runs} solution fingerprints appear in the full "
                 "edition: the fingerprints no longer match rendered text, so this "
                 "check is blind"
             )
         print(
-            f"{seen} of {len(solution_runs)} solution fingerprints found in the full "
-            "edition, "
-            f"0 allowed in the student edition"
+            f"{seen} of {runs} solution fingerprints found in the full edition, "
+            "0 allowed in the student edition"
         )
-    for p in problems:
-        print(p)
+    for problem in problems:
+        print(problem)
     print(
         f"student edition check: {len(pages)} pages, {len(solution_runs)} solution "
-        "fingerprints, "
-        f"{len(problems)} problem(s)"
+        f"fingerprints, {len(problems)} problem(s)"
     )
     return 1 if problems else 0
 
@@ -1155,15 +977,9 @@ def check() -> int:
 
 # What must not reach the LaTeX: a widget's text fallback, raw HTML, the explorers'
 # script.
-_NOT_IN_LATEX = (
-    "interactive(children",
-    "widget-view",
-    "VBox(children",
-    "<div",
-    "<script",
-    "<iframe",
-    "<img ",
-)
+_NOT_IN_LATEX = ("interactive(children", "widget-view", "VBox(children", "<div")
+_NOT_IN_LATEX += ("<script", "<iframe", "<img ")
+_WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 def _static_outputs(source: Path) -> None:
@@ -1174,26 +990,10 @@ def _static_outputs(source: Path) -> None:
     """
     for path in chapter_notebooks(source):
         nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                cell.outputs = [
-                    o
-                    for o in cell.get("outputs", [])
-                    if "application/vnd.jupyter.widget-view+json"
-                    not in o.get("data", {})
-                ]
+        for cell in (c for c in nb.cells if c.cell_type == "code"):
+            outputs = cell.get("outputs", [])
+            cell.outputs = [o for o in outputs if _WIDGET not in o.get("data", {})]
         nbformat.write(nb, path)
-
-
-def _latex(source: Path, name: str) -> Path | None:
-    jb = Path(sys.executable).parent / "jupyter-book"
-    result = subprocess.run([str(jb), "build", str(source), "--builder", "pdflatex"])
-    latex = source / "_build" / "latex"
-    pdfs = sorted(latex.glob("*.pdf"))
-    if result.returncode or not pdfs:
-        print(f"the {name} PDF was not built (see the LaTeX log in {latex})")
-        return None
-    return pdfs[0]
 
 
 def check_latex(tex: Path) -> list[str]:
@@ -1202,9 +1002,7 @@ def check_latex(tex: Path) -> list[str]:
     if tex.stem in ("projectnamenotset", "book", "python"):
         problems.append(f"{tex.name}: the document is not named after the book")
     text = tex.read_text(errors="replace")
-    for needle in _NOT_IN_LATEX:
-        if needle in text:
-            problems.append(f"{tex.name}: holds {needle!r}")
+    problems += [f"{tex.name}: holds {s!r}" for s in _NOT_IN_LATEX if s in text]
     return problems
 
 
@@ -1216,57 +1014,51 @@ def pdf() -> int:
             "and latexmk"
         )
         return 1
-    PDF.mkdir(parents=True, exist_ok=True)
-    full = PDF / "full-source"
-    if full.exists():
-        shutil.rmtree(full)
-    full.mkdir()
-    for name in ("_toc.yml", "intro.md", "references.bib"):
-        shutil.copy(ROOT / name, full / name)
-    shutil.copytree(ROOT / "_static", full / "_static")
-    shutil.copytree(
-        ROOT / "chapters",
-        full / "chapters",
-        # The grading checks (tools/questions.py) belong to the instructors.
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*_checks.py"),
-    )
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
     # nbval has checked the stored outputs; the PDF prints them rather than executing
     # again.
+    config = _book_config()
     config["execute"] = dict(config.get("execute", {}), execute_notebooks="off")
-    (full / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    student = PDF / "student-source"
-    prepare_source(student, notebooks=None)
+    _copy_book(PDF / "full-source", config)
+    prepare_source(PDF / "student-source", notebooks=None)
     # The zip is an HTML download; the PDF has no place for it.
-    (student / ARCHIVE).write_bytes(b"")
+    (PDF / "student-source" / ARCHIVE).write_bytes(b"")
     problems, made = [], []
-    for source, name in ((full, "full"), (student, "student")):
+    for name in ("full", "student"):
+        source = PDF / f"{name}-source"
         _static_outputs(source)
-        built = _latex(source, name)
-        if built is None:
+        failed = _jupyter_book(source, "--builder", "pdflatex")
+        latex = source / "_build" / "latex"
+        pdfs = sorted(latex.glob("*.pdf"))
+        if failed or not pdfs:
+            print(f"the {name} PDF was not built (see the LaTeX log in {latex})")
             problems.append(f"no {name} PDF")
             continue
-        problems += check_latex(built.with_suffix(".tex"))
-        shutil.copy(built, PDF / built.name)
-        made.append(PDF / built.name)
-    for path in made:
-        print(f"PDF: {path}")
-    for problem in problems:
-        print(problem)
+        problems += check_latex(pdfs[0].with_suffix(".tex"))
+        shutil.copy(pdfs[0], PDF / pdfs[0].name)
+        made.append(PDF / pdfs[0].name)
+    for line in [*(f"PDF: {path}" for path in made), *problems]:
+        print(line)
     return 1 if problems else 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.student_edition",
+        description=__doc__.split("\n\n")[0],
+        epilog="`check` needs both editions built; `pdf` needs TeX.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("build", help="_build/student/: html, notebooks, zip")
+    commands.add_parser("check", help="solution text, numbers, references")
+    giveaway = commands.add_parser("giveaways", help="key results shown elsewhere")
+    giveaway.add_argument("out", nargs="?", type=Path, help="folder for reports")
+    commands.add_parser("guide", help="the exercise map of the guide")
+    commands.add_parser("pdf", help="both editions as PDF, in _build/pdf")
+    args = parser.parse_args(argv)
+    if args.command == "giveaways":
+        return giveaways_command(args.out)
+    return {"build": build, "check": check, "guide": guide, "pdf": pdf}[args.command]()
+
+
 if __name__ == "__main__":
-    commands = {
-        "build": build,
-        "check": check,
-        "giveaways": giveaways_command,
-        "guide": guide,
-        "pdf": pdf,
-    }
-    if len(sys.argv) == 3 and sys.argv[1] == "giveaways":
-        sys.exit(giveaways_command(Path(sys.argv[2])))
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        print(__doc__)
-        sys.exit(2)
-    sys.exit(commands[sys.argv[1]]())
+    sys.exit(main())
