@@ -304,21 +304,37 @@ def recall_scale_critical(beta_star):
 def recall_scale_accuracy(acc_sheet, acc_zero, variant):
     """The accuracies at the two scales are off: evaluate the model on every prompt."""
     import itertools
+    import math
     from fractions import Fraction
 
-    from attnsig import recall
+    # The chapter's model, recall.build_transformer(3), in closed form on A v1 B v2 C
+    # v3 q ?: block 1 gives value position k the letters it sees, e^b on its own key
+    # and 1 on earlier keys (over e^b + 2k - 1); the last position holds the letters
+    # with 1 each and e^b + 1 on the queried one (over e^b + 7). Block 2 scores value
+    # position k with b times their dot product, every letter position with 0; "?"
+    # carries no value. Right when the answer's read-out beats every other token's.
+    def right(values, q, b):
+        e = math.exp(b)
+        last = [(1 + e * (m == q)) / (e + 7) for m in range(3)]
+        seen = [[e if m == k else float(m < k) for m in range(3)] for k in range(3)]
+        score = [
+            b * sum(x * y for x, y in zip(last, row, strict=True)) / (e + 2 * k + 1)
+            for k, row in enumerate(seen)
+        ]
+        readout = {"A": 1.0, "B": 1.0, "C": 1.0}
+        readout["ABC"[q]] += 1.0  # the queried letter, again at the last position
+        for v, s in zip(values, score, strict=True):
+            readout[v] = readout.get(v, 0.0) + math.exp(s)
+        answer = readout.pop(values[q])
+        return answer > max(readout.values())
 
     # Every choice of three values and the queried pair, letters A, B, C: renaming
     # letters changes nothing for this model, so these are all prompts in proportion.
-    model_ = recall.build_transformer(3)
-    prompts = [
-        "A{}B{}C{}{}?".format(*values, "ABC"[q])
-        for values in itertools.product("0123456789", repeat=3)
-        for q in range(3)
+    choices = [
+        (v, q) for v in itertools.product("0123456789", repeat=3) for q in range(3)
     ]
     for value, g in ((acc_sheet, float(variant["scale"])), (acc_zero, 0.0)):
-        right = int((recall.margins(model_, prompts, g) > 0).sum())
-        expected = Fraction(right, len(prompts))
+        expected = Fraction(sum(right(v, q, g) for v, q in choices), len(choices))
         assert abs(float(value) - float(expected)) < 1e-9, "an accuracy is off"
 
 
