@@ -86,6 +86,22 @@ def test_draws(path, key):
     assert len(set(drawn)) == len(drawn), "two seeds draw the same numbers"
 
 
+@pytest.mark.skipif(
+    bool(ONLY) and "associative-recall" not in ONLY, reason="chapter not selected"
+)
+def test_recall_pairs_asks_what_the_book_does_not_print():
+    """ex-recall-pairs: every other seed asks some n beyond the book's 2..5, so the
+    book's printed beta*(n) cannot answer it; never beyond 7, where the hardest class
+    was checked to be the hardest of all classes."""
+    path = next(p for p in CHAPTERS if p.stem == "associative-recall")
+    draw = load_variants(path)["recall-pairs"]["draw"]
+    assert draw(0) == {"ns": [2, 3, 4, 5]}
+    for seed in range(1, 201):
+        ns = draw(seed)["ns"]
+        assert len(set(ns)) == 3 and set(ns) <= set(range(2, 8)), seed
+        assert set(ns) - {2, 3, 4, 5}, f"seed {seed}: only the book's n"
+
+
 def _tiny_check():
     q = assignments.questions(TINY)[0]
     return grading.check_of(q["name"], q["spec"]), load_variants(TINY)["tiny"]

@@ -118,11 +118,29 @@ def dropout_with_torch(variant):
     return {"row": row, "dropped": dropped.numpy(), "sums_to_one": bool(0)}
 
 
+def dropout_of_a_causal_row_in_float32(variant):
+    """torch in its default float32: a causal row (keys after the query masked, so
+    weight 0 there) dropped with torch.nn.Dropout."""
+    import torch
+
+    torch.manual_seed(1)
+    scores = torch.tensor([0.3, -1.2, 0.8, 2.0, 0.1])
+    scores[3:] = -torch.inf  # the query at position 3 sees keys 1..3
+    row = torch.softmax(scores, dim=0)  # float32, zeros at the masked keys
+    drop = torch.nn.Dropout(p=variant["p"])  # a fresh module is in training mode
+    dropped = drop(row.repeat(20000, 1))
+    return {"row": row.numpy(), "dropped": dropped.numpy(), "sums_to_one": False}
+
+
 ALTERNATIVES = {
     "ex-tr-softmax-axis": [rows_by_scipy, rows_by_log_sum_exp_loops],
     "ex-tr-bilinear": [bilinear_as_one_matrix, bilinear_as_projected_dot],
     "ex-tr-scaling": [scaling_plain, scaling_as_numpy_string],
     "ex-tr-causal": [masks_by_comparison, masks_from_torch],
-    "ex-tr-dropout": [dropout_with_a_boolean_mask, dropout_with_torch],
+    "ex-tr-dropout": [
+        dropout_with_a_boolean_mask,
+        dropout_with_torch,
+        dropout_of_a_causal_row_in_float32,
+    ],
 }
 MISTAKES = {"ex-tr-scaling": [scaling_mistake_a_phrase]}
