@@ -116,6 +116,12 @@ def abh_q1b_wrong_attention_without(e, t):
 QUESTIONS["ex-abh-q1b"] = {
     "points": 2,
     "answer": ["rnn_count", "att_count"],
+    # attnsig.recurrent computes these counts: the question is to count them.
+    "builds": [
+        "attnsig.recurrent.rnn_multiply_adds",
+        "attnsig.recurrent.self_attention_multiply_adds",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "multiply-adds of one layer for the t tokens, width d_h = d = e and the heads "
         "(of width e // heads) of your data cell:\n"
