@@ -173,9 +173,52 @@ def heads_longer_queries(variant):
     return {"two_heads": two_heads, "head1_length": head1_length}
 
 
+def copy_at_the_worst_case_length(variant):
+    """q = (2 / delta^2) ln((n-1)/eps) k_1, the worst case's length for every n: on a
+    key set at the smallest distance its weight on k_1 is exactly 1/(1+eps)."""
+    import math
+
+    import numpy as np
+
+    factor = float(2 / _distance_squared(variant))
+
+    def q_copy(keys, eps):
+        keys = np.asarray(keys, dtype=float)
+        return factor * math.log((len(keys) - 1) / eps) * keys[0]
+
+    def copy_worst(n, eps):
+        delta = math.sqrt(float(_distance_squared(variant)))
+        return factor * math.log((n - 1) / eps) if n > 2 else -math.log(eps) / delta
+
+    return {"q_copy": q_copy, "copy_worst": copy_worst}
+
+
+def heads_at_the_needed_lengths(variant):
+    """Each head exactly as long as it must be: weight exactly 1/(1+eps) on its key
+    (head 1 for the smaller gamma), no slack in the output bound."""
+    import math
+
+    import numpy as np
+
+    low = float(min(_scales(variant)))
+
+    def head1_length(n, eps):
+        return math.log((n - 1) / eps) / low
+
+    def two_heads(u, k2, n, eps):
+        head2 = math.log((n - 1) / eps)  # k_2 has length 1, the others score 0
+        return np.array([head1_length(n, eps) * np.asarray(u), head2 * np.asarray(k2)])
+
+    return {"two_heads": two_heads, "head1_length": head1_length}
+
+
 ALTERNATIVES = {
-    "ex-bounds-copy": [copy_by_hand, copy_by_bisection],
+    "ex-bounds-copy": [copy_by_hand, copy_by_bisection, copy_at_the_worst_case_length],
     "ex-bounds-average": [average_by_hand, average_by_bisection],
     "ex-bounds-noisy": [noisy_by_a_numerical_softmax, noisy_as_logistic_weights],
-    "ex-bounds-heads": [heads_by_hand, heads_longer_queries],
+    "ex-bounds-heads": [
+        heads_by_hand,
+        heads_longer_queries,
+        heads_at_the_needed_lengths,
+    ],
 }

@@ -109,9 +109,22 @@ def weights_as_numpy_integers(variant):
     return {**_mlp_names(variant), "mlp_params": mlp_params}
 
 
+def counts_as_floats(variant):
+    """The counts as Python floats (a formula with a float factor), whole numbers."""
+    t, e, heads = variant["t"], variant["e"], variant["heads"]
+    rnn = 2.0 * t * e**2
+    attention = 4.0 * t * e**2 + 2.0 * heads * t**2 * (e / heads)
+    return {"t": t, "e": e, "rnn_count": rnn, "att_count": attention}
+
+
 MISTAKES = {"ex-abh-q1b": [heads_of_full_width]}
 
 ALTERNATIVES = {
-    "ex-abh-q1b": [counts_by_terms, counts_by_running, counts_as_numpy_integers],
+    "ex-abh-q1b": [
+        counts_by_terms,
+        counts_by_running,
+        counts_as_numpy_integers,
+        counts_as_floats,
+    ],
     "ex-abh-q1d": [weights_from_shapes, weights_by_formula, weights_as_numpy_integers],
 }
