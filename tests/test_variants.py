@@ -142,6 +142,25 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
 
+def test_several_submissions_of_one_student(tmp_path):
+    """Two notebooks of one student: the grade table says so on both rows, and merge
+    names them in the note instead of a silent "no submission" and 0 points."""
+    rows = [
+        {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": p, "total": p}
+        for s, p in (("s1_v1", 1.0), ("s1_v2", 2.0), ("s2", 3.0))
+    ]
+    grading.flag_several(rows, ["s1", "s2"])
+    assert [bool(r["reason"]) for r in rows] == [True, True, False]
+    assert "several submissions of s1 (s1_v1.ipynb, s1_v2.ipynb)" in rows[0]["reason"]
+    grading.write_table(rows, tmp_path / "scores.csv")
+    (tmp_path / "roster.csv").write_text("id,name\ns1,A\ns2,B\n")
+    grades = grading.merge(
+        tmp_path / "scores.csv", tmp_path / "roster.csv", None, tmp_path / "g.csv"
+    )
+    assert "several submissions (s1_v1, s1_v2)" in grades[0]["note"]
+    assert grades[1]["note"] == "" and grades[1]["points"] == 3.0
+
+
 @pytest.fixture(scope="module")
 def tiny_builds(tmp_path_factory) -> Path:
     """The fixture's assignment, built once (otter assign; no notebook runs)."""

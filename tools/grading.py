@@ -1165,10 +1165,13 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
-    def of(rows, sid):
+    def of(rows, sid):  # (the row, or None; why none when several would fit)
         stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
-        near = [r for s, r in stems.items() if sid in re.split(r"[_\-. ]", s)]
-        return stems.get(sid) or (near[0] if len(near) == 1 else None)
+        near = [s for s in stems if sid in re.split(r"[_\-. ]", s)]
+        if sid in stems or len(near) == 1:
+            return stems[sid if sid in stems else near[0]], ""
+        several = f"several submissions ({', '.join(near)}): keep one and run again"
+        return None, several if near else ""
 
     qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
     hcols = list(hand[0]) if hand else []
@@ -1177,9 +1180,10 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     for student in csv.DictReader(roster.open()):
         sid = student.get("id") or student.get("student_id") or ""
         row = {"id": sid, "name": student.get("name", "")}
-        a, h = of(auto, sid) or {}, of(hand, sid) or {}
+        (a, several), h = of(auto, sid), of(hand, sid)[0] or {}
+        a = a or {}
         status = a.get("status", "no submission")
-        row["note"] = "" if status == "ok" else status
+        row["note"] = several or ("" if status == "ok" else status)
         for q in dict.fromkeys(qcols + hq):
             pts = float(a.get(q) or 0)
             pts += sum(float(h.get(c) or 0) for c in hcols if c.startswith(f"{q}: "))
@@ -1232,6 +1236,21 @@ def student_of(stem: str, ids: list[str]) -> str | None:
     return max(fits, key=len) if fits else None
 
 
+def flag_several(rows: list[dict], ids: list[str]) -> None:
+    """Say in the reason of each row of a student who handed in several notebooks
+    which ones they are: `merge` counts none of them until one is kept."""
+    by = {}
+    for r in rows:
+        by.setdefault(student_of(Path(r["submission"]).stem, ids), []).append(r)
+    for sid, found in by.items():
+        if sid is None or len(found) < 2:
+            continue
+        said = ", ".join(r["submission"] for r in found)
+        said = f"several submissions of {sid} ({said}): keep one"
+        for r in found:
+            r["reason"] = "; ".join(filter(None, [r["reason"], said]))
+
+
 def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
     """Each submission's variant seed from the roster (`student_of`; a student without
     a seed gets 0, the book's numbers); None for a submission of no student."""
@@ -1281,6 +1300,8 @@ def run_command(args) -> int:
             print(NO_ROSTER)
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
         rows = grade(zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds)
+        if args.roster:
+            flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
         write_table(rows, graded / "scores.csv")
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
