@@ -69,7 +69,8 @@ def tr_softmax_axis_rows(w_rows, variant):
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     expected = e / e.sum(axis=-1, keepdims=True)
     assert np.shape(w_rows) == expected.shape, "one weight per score of your batch"
-    np.testing.assert_allclose(w_rows, expected, rtol=1e-12, atol=1e-15)
+    # float32 precision: torch's default dtype gives a right softmax to about 1e-7
+    np.testing.assert_allclose(w_rows, expected, rtol=1e-6, atol=1e-7)
 
 
 def tr_softmax_axis_wrong_column_wise(scores):
@@ -290,8 +291,8 @@ def tr_causal_shapes(torch_bool_mask, additive, T):
 
 
 def tr_causal_masks(torch_bool_mask, additive, variant):
-    """A mask has the wrong convention: True or -inf must mark the future positions
-    only.
+    """A mask has the wrong convention: True, or -inf (any value below -1e4 works the
+    same), must mark the future positions only.
     """
 
     import numpy as np
@@ -303,7 +304,8 @@ def tr_causal_masks(torch_bool_mask, additive, variant):
     assert np.shape(additive) == (n, n), "one entry per pair of your T tokens"
     assert np.array_equal(torch_bool_mask, future), "True = may not attend"
     additive_ = np.asarray(additive, dtype=float)
-    assert np.all(additive_[~future] == 0) and np.all(additive_[future] == -np.inf)
+    # -inf, or a finite value so negative that its weight is 0 (-1e9, float32's min)
+    assert np.all(additive_[~future] == 0) and np.all(additive_[future] <= -1e4)
 
 
 def tr_causal_wrong_0_1(T):

@@ -87,6 +87,25 @@ def masks_from_torch(variant):
     return {"T": T, "torch_bool_mask": bool_mask.numpy(), "additive": additive.numpy()}
 
 
+def masks_with_a_finite_minus_1e9(variant):
+    """An additive mask with -1e9 for the future (as many code bases write it)."""
+    import numpy as np
+
+    T = variant["T"]
+    future = np.triu(np.ones((T, T), dtype=bool), k=1)
+    return {"T": T, "torch_bool_mask": future,
+            "additive": np.where(future, -1e9, 0.0)}  # fmt: skip
+
+
+def rows_in_float32_with_torch(variant):
+    """The scores and rows in torch's default float32."""
+    import torch
+
+    x = torch.tensor(variant["x"], dtype=torch.float32)
+    scores = x @ x.transpose(-1, -2)  # (B, T, T)
+    return {"scores": scores.numpy(), "w_rows": torch.softmax(scores, -1).numpy()}
+
+
 def _row_and_keep(seed, p):
     import numpy as np
 
@@ -133,10 +152,18 @@ def dropout_of_a_causal_row_in_float32(variant):
 
 
 ALTERNATIVES = {
-    "ex-tr-softmax-axis": [rows_by_scipy, rows_by_log_sum_exp_loops],
+    "ex-tr-softmax-axis": [
+        rows_by_scipy,
+        rows_by_log_sum_exp_loops,
+        rows_in_float32_with_torch,
+    ],
     "ex-tr-bilinear": [bilinear_as_one_matrix, bilinear_as_projected_dot],
     "ex-tr-scaling": [scaling_plain, scaling_as_numpy_string],
-    "ex-tr-causal": [masks_by_comparison, masks_from_torch],
+    "ex-tr-causal": [
+        masks_by_comparison,
+        masks_from_torch,
+        masks_with_a_finite_minus_1e9,
+    ],
     "ex-tr-dropout": [
         dropout_with_a_boolean_mask,
         dropout_with_torch,
