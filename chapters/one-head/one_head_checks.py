@@ -77,6 +77,7 @@ QUESTIONS["ex-onehead-copy"] = {
     "builds": [
         "attnsig.bounds.copy_gap",
         "attnsig.bounds.subset_gap",
+        "attnsig.constructions.copy_query_by_gap",  # its query's norm is the gap
     ],
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "

@@ -101,6 +101,7 @@ QUESTIONS["ex-a5-copy"] = {
     "builds": [
         "attnsig.bounds.copy_gap",
         "attnsig.bounds.subset_gap",
+        "attnsig.constructions.copy_query_by_gap",  # its query's norm is the gap
     ],
     "builds_in_cells": True,
     "describe": (
