@@ -325,7 +325,8 @@ VARIANTS["a5-bed"] = {
     "after": "ex-a5-noisy-small",
     "describe": (
         "the means mu_i and the values v_i of the set-up cell of questions 1(c) "
-        "and 1(d)"
+        "and 1(d) (with your values, c = w_a v_a + w_b v_b, and the average is "
+        "`average`, not (1/2, 1/2))"
     ),
 }
 
