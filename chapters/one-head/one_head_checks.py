@@ -671,6 +671,8 @@ QUESTIONS["ex-onehead-two-heads"] = {
     "points": 2,
     "answer": ["q_heads"],
     "variant": "onehead-bed",
+    "builds": ["attnsig.constructions.two_head_queries"],
+    "builds_in_cells": True,
     "describe": (
         "q_heads: the two queries as the rows of an array of shape (2, d) (your "
         "test bed, a and b\n"

@@ -564,6 +564,8 @@ QUESTIONS["ex-a5-two-heads"] = {
     "points": 1,
     "answer": ["q_two"],
     "variant": "a5-bed",
+    "builds": ["attnsig.constructions.two_head_queries"],
+    "builds_in_cells": True,
     "describe": (
         "q_two: the two queries, an array of shape (2, n_keys), row h = the "
         "query of head h + 1"
