@@ -161,6 +161,29 @@ def test_several_submissions_of_one_student(tmp_path):
     assert grades[1]["note"] == "" and grades[1]["points"] == 3.0
 
 
+def test_merge_matches_students_as_grade_does(tmp_path):
+    """merge finds a student's submission by the rule grade uses (`student_of`): an
+    id with a dot or a dash and a suffix is found, and `<id>.ipynb` beside
+    `<id>_v2.ipynb` is two submissions, not the first one silently."""
+    rows = [
+        {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": p, "total": p}
+        for s, p in (("jane.doe_attempt1", 3.0), ("u-17_hw3", 2.0), ("ann", 1.0))
+    ]
+    rows.append({**rows[2], "submission": "ann_v2.ipynb", "q": 2.0, "total": 2.0})
+    grading.write_table(rows, tmp_path / "scores.csv")
+    (tmp_path / "roster.csv").write_text("id,name\njane.doe,J\nu-17,U\nann,A\nbo,B\n")
+    grades = grading.merge(
+        tmp_path / "scores.csv", tmp_path / "roster.csv", None, tmp_path / "g.csv"
+    )
+    got = {g["id"]: (g["points"], g["note"]) for g in grades}
+    assert got["jane.doe"] == (3.0, "") and got["u-17"] == (2.0, "")
+    assert got["ann"] == (
+        0.0,
+        "several submissions (ann, ann_v2): keep one and run again",
+    )
+    assert got["bo"] == (0.0, "no submission")
+
+
 @pytest.fixture(scope="module")
 def tiny_builds(tmp_path_factory) -> Path:
     """The fixture's assignment, built once (otter assign; no notebook runs)."""

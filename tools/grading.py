@@ -1158,6 +1158,10 @@ def to_pdf(pages: list[Path]) -> bool:
         return False
 
 
+def _stem(submission: str) -> str:
+    return submission.removesuffix(".ipynb")
+
+
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
@@ -1165,20 +1169,25 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
-    def of(rows, sid):  # (the row, or None; why none when several would fit)
-        stems = {r["submission"].removesuffix(".ipynb"): r for r in rows}
-        near = [s for s in stems if sid in re.split(r"[_\-. ]", s)]
-        if sid in stems or len(near) == 1:
-            return stems[sid if sid in stems else near[0]], ""
-        several = f"several submissions ({', '.join(near)}): keep one and run again"
-        return None, several if near else ""
+    students = read_roster(roster)
+    ids = [r["id"].strip() for r in students]
+
+    def of(rows, sid):  # (the row, or None; why none when several fit)
+        # The rule `grade` names submissions by (`student_of`), so that an id with a
+        # dot or a dash, or `<id>.ipynb` beside `<id>_v2.ipynb`, is matched alike.
+        found = [r for r in rows if student_of(_stem(r["submission"]), ids) == sid]
+        if len(found) == 1:
+            return found[0], ""
+        names = ", ".join(_stem(r["submission"]) for r in found)
+        return None, f"several submissions ({names}): keep one and run again" * bool(
+            found
+        )
 
     qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
     hcols = list(hand[0]) if hand else []
     hq = list(dict.fromkeys(c.split(": ", 1)[0] for c in hcols if ": " in c))
     rows = []
-    for student in csv.DictReader(roster.open()):
-        sid = student.get("id") or student.get("student_id") or ""
+    for student, sid in zip(students, ids, strict=True):
         row = {"id": sid, "name": student.get("name", "")}
         (a, several), h = of(auto, sid), of(hand, sid)[0] or {}
         a = a or {}
