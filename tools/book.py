@@ -124,7 +124,7 @@ def numbered_objects(cells) -> list[Numbered]:
                 ]
             found += [item for _, item in sorted(items, key=lambda x: x[0])]
         elif cell.cell_type == "code":
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            figure = figure_options(cell)
             has_image = any(
                 k.startswith("image/")
                 for o in cell.get("outputs", [])
@@ -133,6 +133,11 @@ def numbered_objects(cells) -> list[Numbered]:
             if figure and has_image:
                 found.append(Numbered("figure", figure.get("name", "")))
     return found
+
+
+def figure_options(cell) -> dict:
+    """The MyST-NB figure options (name, caption) of a cell, or {}."""
+    return cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
 
 
 def directive_label(options: str) -> str:

@@ -42,6 +42,7 @@ import nbformat
 
 from tools import book
 from tools import student_edition as se
+from tools.nbtools import _loaded_names, _parse
 
 KINDS = ("boxes", "figures", "judge", "explorers")
 _BOX = re.compile(
@@ -77,8 +78,9 @@ def placeholder_figures(cells) -> list[str]:
     for i, cell in enumerate(cells):
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         pictures = [k for o in outputs for k in o.get("data", {}) if "image" in k]
-        if se._figure(cell) and not pictures and cell.cell_type == "code":
-            found.append(f"cell {i}: {se._figure(cell).get('name', '')} has no picture")
+        figure = book.figure_options(cell)
+        if figure and not pictures and cell.cell_type == "code":
+            found.append(f"cell {i}: {figure.get('name', '')} has no picture")
     return found
 
 
@@ -102,14 +104,6 @@ def unquoted_judge_exercises(cells) -> list[str]:
 
 # --- Explorers
 # ---------------------------------------------------------------------------------
-
-
-def _loads(node) -> set[str]:
-    return {
-        n.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
 
 
 def _strings(node) -> set[str]:
@@ -182,12 +176,12 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
     if picture_explorers is None:
         picture_explorers = PICTURE_EXPLORERS
     student, removed = se.student_notebook(nbformat.from_dict(nb))
-    trees = [se.code_tree(c) for c in student.cells if c.cell_type == "code"]
+    trees = [_parse(c.source) for c in student.cells if c.cell_type == "code"]
     solution = [
-        se.code_tree(c) for c in sum(removed.values(), []) if c.cell_type == "code"
+        _parse(c.source) for c in sum(removed.values(), []) if c.cell_type == "code"
     ]
     trees, solution = [t for t in trees if t], [t for t in solution if t]
-    solution_reads = set().union(*map(_loads, solution)) if solution else set()
+    solution_reads = set().union(*map(_loaded_names, solution)) if solution else set()
     functions, depends, strings = {}, {}, set().union(*map(_strings, solution or []))
     for tree in trees:
         for node in tree.body:
@@ -197,10 +191,10 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
                 targets = (
                     node.targets if isinstance(node, ast.Assign) else [node.target]
                 )
-                for name in set().union(*map(_loads, targets)) | {
+                for name in set().union(*map(_loaded_names, targets)) | {
                     t.id for t in targets if isinstance(t, ast.Name)
                 }:
-                    depends.setdefault(name, set()).update(_loads(node.value))
+                    depends.setdefault(name, set()).update(_loaded_names(node.value))
                     if name in solution_reads:
                         strings |= _strings(node.value)
     found = []
@@ -209,7 +203,7 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
         if not draw:
             continue
         params = {a.arg for a in draw.args.args + draw.args.kwonlyargs}
-        bodies = [draw] + [functions[n] for n in _loads(draw) if n in functions]
+        bodies = [draw] + [functions[n] for n in _loaded_names(draw) if n in functions]
         local = {
             n.id
             for b in bodies
@@ -217,11 +211,11 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         } | {a.arg for b in bodies for a in ast.walk(b) if isinstance(a, ast.arg)}
         writes = any(
-            isinstance(v, ast.FormattedValue) and _loads(v.value) - params
+            isinstance(v, ast.FormattedValue) and _loaded_names(v.value) - params
             for b in bodies
             for v in ast.walk(b)
         )
-        data, todo = set(), set().union(*map(_loads, bodies)) - local
+        data, todo = set(), set().union(*map(_loaded_names, bodies)) - local
         while todo:  # the chapter's data the explorer reads, through assignments
             name = todo.pop()
             if name in data or name in functions or hasattr(builtins, name):

@@ -210,7 +210,7 @@ def book_context(root: Path = ROOT) -> Context:
             if label:
                 locations.setdefault(label, f"{docname}#{label}")
         for cell in cells:
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            figure = book.figure_options(cell)
             if figure.get("name"):
                 figures[figure["name"]] = Figure(caption=figure.get("caption", ""))
                 locations.setdefault(figure["name"], f"{docname}#{figure['name']}")
