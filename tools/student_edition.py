@@ -651,7 +651,6 @@ def giveaways_command(out: Path | None = None) -> int:
 
 MAP_START = "<!-- exercise map: made by `python -m tools.student_edition guide` -->"
 MAP_END = "<!-- end of the exercise map -->"
-_EXERCISE = re.compile(r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)")
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
@@ -664,10 +663,7 @@ def exercises(root: Path = ROOT) -> list[dict]:
         solved = {label for _, _, label in book.solution_blocks(nb)}
         numbers = book.exercise_numbers(path, root)
         doc = "/" + str(path.relative_to(root).with_suffix(""))
-        markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
-        for m in (m for text in markdown for m in _EXERCISE.finditer(text)):
-            label = book._OPTION.search(m.group(2)).group(2)
-            title = m.group(1).strip()
+        for label, title, _ in book.exercises_in(nb.cells):
             entry = {"number": numbers[label], "label": label, "title": title}
             found.append(entry | {"doc": doc, "solved": label in solved})
     return found
