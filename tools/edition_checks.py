@@ -45,9 +45,6 @@ from tools import student_edition as se
 from tools.nbtools import _loaded_names, _parse
 
 KINDS = ("boxes", "figures", "judge", "explorers")
-_BOX = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
-)
 _JUDGE = re.compile(r"```+\{exercise\}\s*(Judge the [^\n]*)\n((?:[ \t]*:[^\n]*\n)*)")
 
 
@@ -58,7 +55,7 @@ def _markdown(cells) -> list[tuple[int, str]]:
 def statementless_boxes(cells) -> list[str]:
     found = []
     for i, text in _markdown(cells):
-        for m in _BOX.finditer(text):
+        for m in se.PRF_BOX.finditer(text):
             body = re.sub(r"^[ \t]*:[\w-]+:.*$", "", m.group(3), flags=re.M).strip()
             if m.group(2) != "proof" and (
                 not body or body.startswith("Its statement and proof are part of")

@@ -507,9 +507,9 @@ def _where(cells, index: int) -> str:
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
-_STATEMENT_BOX = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{prf:(?!proof\})\w+\}[^\n]*\n.*?^[ \t]*\1[ \t]*$",
-    re.M | re.S,
+# A sphinx-proof box: its kind ("theorem", "proof") and body.
+PRF_BOX = re.compile(
+    r"^[ \t]*(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
 )
 
 
@@ -534,7 +534,12 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     # theorem box of the main text states (issue 21 puts every statement that a later
     # exercise or chapter uses in the text, with its proof in a solution): their
     # formulas are no give-away.
-    boxes = [box.group(0) for text in markdown for box in _STATEMENT_BOX.finditer(text)]
+    boxes = [
+        box.group(0)
+        for text in markdown
+        for box in PRF_BOX.finditer(text)
+        if box.group(2) != "proof"
+    ]
     stated_math = {
         f for text in [*statements.values(), *boxes] for f in formulas(text, 0)
     }
