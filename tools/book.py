@@ -124,7 +124,7 @@ def numbered_objects(cells) -> list[Numbered]:
                 ]
             found += [item for _, item in sorted(items, key=lambda x: x[0])]
         elif cell.cell_type == "code":
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            figure = figure_options(cell)
             has_image = any(
                 k.startswith("image/")
                 for o in cell.get("outputs", [])
@@ -135,33 +135,40 @@ def numbered_objects(cells) -> list[Numbered]:
     return found
 
 
+def figure_options(cell) -> dict:
+    """The MyST-NB figure options (name, caption) of a cell, or {}."""
+    return cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+
+
 def directive_label(options: str) -> str:
     """The `:label:` (or `:name:`) of a directive's option lines, '' when none."""
     option = _OPTION.search(options)
     return option.group(2) if option else ""
 
 
+# An exercise: its title, option lines and statement (up to the next fence).
+_EXERCISE = re.compile(
+    r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", re.S
+)
+
+
+def exercises_in(cells) -> list[tuple[str, str, str]]:
+    """(label, title, statement) of every labelled exercise of the cells, in order."""
+    return [
+        (directive_label(m.group(2)), m.group(1).strip(), m.group(3))
+        for cell in cells
+        if cell.cell_type == "markdown"
+        for m in _EXERCISE.finditer(cell.source)
+        if directive_label(m.group(2))
+    ]
+
+
 def exercise_statements(cells) -> dict[str, str]:
-    statements = {}
-    for cell in cells:
-        if cell.cell_type != "markdown":
-            continue
-        for m in re.finditer(
-            r"```+\{exercise\}[^\n]*\n((?:[ \t]*:[^\n]*\n)*)(.*?)```", cell.source, re.S
-        ):
-            if directive_label(m.group(1)):
-                statements[directive_label(m.group(1))] = m.group(2)
-    return statements
+    return {label: statement for label, _, statement in exercises_in(cells)}
 
 
 def exercise_numbers(path: Path, root: Path = ROOT) -> dict[str, str]:
     """'7.5' for every exercise label of a chapter, as the book numbers them."""
     chapter = chapter_numbers(root).get(str(path.relative_to(root).with_suffix("")), 0)
-    nb = nbformat.read(path, as_version=4)
-    labels = [
-        label
-        for cell in nb.cells
-        if cell.cell_type == "markdown"
-        for label in exercise_statements([cell])
-    ]
-    return {label: f"{chapter}.{k}" for k, label in enumerate(labels, start=1)}
+    exercises = exercises_in(nbformat.read(path, as_version=4).cells)
+    return {label: f"{chapter}.{k}" for k, (label, _, _) in enumerate(exercises, 1)}

@@ -42,11 +42,9 @@ import nbformat
 
 from tools import book
 from tools import student_edition as se
+from tools.nbtools import _loaded_names, _parse
 
 KINDS = ("boxes", "figures", "judge", "explorers")
-_BOX = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
-)
 _JUDGE = re.compile(r"```+\{exercise\}\s*(Judge the [^\n]*)\n((?:[ \t]*:[^\n]*\n)*)")
 
 
@@ -57,7 +55,7 @@ def _markdown(cells) -> list[tuple[int, str]]:
 def statementless_boxes(cells) -> list[str]:
     found = []
     for i, text in _markdown(cells):
-        for m in _BOX.finditer(text):
+        for m in se.PRF_BOX.finditer(text):
             body = re.sub(r"^[ \t]*:[\w-]+:.*$", "", m.group(3), flags=re.M).strip()
             if m.group(2) != "proof" and (
                 not body or body.startswith("Its statement and proof are part of")
@@ -77,8 +75,9 @@ def placeholder_figures(cells) -> list[str]:
     for i, cell in enumerate(cells):
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         pictures = [k for o in outputs for k in o.get("data", {}) if "image" in k]
-        if se._figure(cell) and not pictures and cell.cell_type == "code":
-            found.append(f"cell {i}: {se._figure(cell).get('name', '')} has no picture")
+        figure = book.figure_options(cell)
+        if figure and not pictures and cell.cell_type == "code":
+            found.append(f"cell {i}: {figure.get('name', '')} has no picture")
     return found
 
 
@@ -102,14 +101,6 @@ def unquoted_judge_exercises(cells) -> list[str]:
 
 # --- Explorers
 # ---------------------------------------------------------------------------------
-
-
-def _loads(node) -> set[str]:
-    return {
-        n.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
 
 
 def _strings(node) -> set[str]:
@@ -182,12 +173,12 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
     if picture_explorers is None:
         picture_explorers = PICTURE_EXPLORERS
     student, removed = se.student_notebook(nbformat.from_dict(nb))
-    trees = [se.code_tree(c) for c in student.cells if c.cell_type == "code"]
+    trees = [_parse(c.source) for c in student.cells if c.cell_type == "code"]
     solution = [
-        se.code_tree(c) for c in sum(removed.values(), []) if c.cell_type == "code"
+        _parse(c.source) for c in sum(removed.values(), []) if c.cell_type == "code"
     ]
     trees, solution = [t for t in trees if t], [t for t in solution if t]
-    solution_reads = set().union(*map(_loads, solution)) if solution else set()
+    solution_reads = set().union(*map(_loaded_names, solution)) if solution else set()
     functions, depends, strings = {}, {}, set().union(*map(_strings, solution or []))
     for tree in trees:
         for node in tree.body:
@@ -197,10 +188,10 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
                 targets = (
                     node.targets if isinstance(node, ast.Assign) else [node.target]
                 )
-                for name in set().union(*map(_loads, targets)) | {
+                for name in set().union(*map(_loaded_names, targets)) | {
                     t.id for t in targets if isinstance(t, ast.Name)
                 }:
-                    depends.setdefault(name, set()).update(_loads(node.value))
+                    depends.setdefault(name, set()).update(_loaded_names(node.value))
                     if name in solution_reads:
                         strings |= _strings(node.value)
     found = []
@@ -209,7 +200,7 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
         if not draw:
             continue
         params = {a.arg for a in draw.args.args + draw.args.kwonlyargs}
-        bodies = [draw] + [functions[n] for n in _loads(draw) if n in functions]
+        bodies = [draw] + [functions[n] for n in _loaded_names(draw) if n in functions]
         local = {
             n.id
             for b in bodies
@@ -217,11 +208,11 @@ def explorer_giveaways(nb, picture_explorers=None) -> list[str]:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         } | {a.arg for b in bodies for a in ast.walk(b) if isinstance(a, ast.arg)}
         writes = any(
-            isinstance(v, ast.FormattedValue) and _loads(v.value) - params
+            isinstance(v, ast.FormattedValue) and _loaded_names(v.value) - params
             for b in bodies
             for v in ast.walk(b)
         )
-        data, todo = set(), set().union(*map(_loads, bodies)) - local
+        data, todo = set(), set().union(*map(_loaded_names, bodies)) - local
         while todo:  # the chapter's data the explorer reads, through assignments
             name = todo.pop()
             if name in data or name in functions or hasattr(builtins, name):

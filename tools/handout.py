@@ -91,23 +91,13 @@ _SOLUTION_END = re.compile(
 )
 
 
-def _exercise_titles(nb) -> dict[str, str]:
-    return {
-        book.directive_label(m.group(4)): m.group(3).strip()
-        for cell in nb.cells
-        if cell.cell_type == "markdown"
-        for m in book.DIRECTIVE.finditer(cell.source)
-        if m.group(2) == "exercise" and book.directive_label(m.group(4))
-    }
-
-
 def _mark_solutions(nb, numbers: dict[str, str], context: Context) -> None:
     """Put a heading where each solution starts and a line where it ends.
 
     Jupyter has no fold-out box that spans cells; a heading lets JupyterLab fold the
     solution (its cells sit under the heading) and names the exercise it answers.
     """
-    titles = _exercise_titles(nb)
+    titles = {label: title for label, title, _ in book.exercises_in(nb.cells)}
     for start, stop, label in solution_blocks(nb):
         name = f"Exercise {numbers[label]}" if label in numbers else "the exercise"
         title = titles.get(label, "")

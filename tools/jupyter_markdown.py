@@ -127,13 +127,6 @@ def _walk(text: str):
             yield from _walk("\n".join(body))
 
 
-def _markdown_cells(path: Path) -> list:
-    """The cells of a notebook, or a markdown page as one markdown cell."""
-    if path.suffix == ".ipynb":
-        return nbformat.read(path, as_version=4).cells
-    return [nbformat.v4.new_markdown_cell(path.read_text(encoding="utf-8"))]
-
-
 def _plain(text: str) -> str:
     """Bib text without LaTeX grouping braces."""
     return re.sub(r"\s+", " ", text.replace("{", "").replace("}", "")).strip()
@@ -158,17 +151,6 @@ def read_bibliography(path: Path) -> dict[str, Reference]:
     return entries
 
 
-def _book_files(root: Path) -> list[tuple[str, Path]]:
-    """(docname, file) of the book's pages: chapter notebooks and markdown pages."""
-    files = [("intro", root / "intro.md")]
-    for entry in book.toc_entries(root):
-        for suffix in (".ipynb", ".md"):
-            if (root / f"{entry}{suffix}").exists():
-                files.append((entry, root / f"{entry}{suffix}"))
-                break
-    return [(name, path) for name, path in files if path.exists()]
-
-
 @lru_cache(maxsize=4)
 def book_context(root: Path = ROOT) -> Context:
     """The context of the whole book, without a current document."""
@@ -184,8 +166,15 @@ def book_context(root: Path = ROOT) -> Context:
     figures: dict[str, Figure] = {}
     sections: dict[str, str] = {}
     documents: dict[str, str] = {}
-    for docname, path in _book_files(root):
-        cells = _markdown_cells(path)
+    for docname in ["intro", *book.toc_entries(root)]:
+        # The page's notebook, or its markdown file as one markdown cell.
+        if (root / f"{docname}.ipynb").exists():
+            cells = nbformat.read(root / f"{docname}.ipynb", as_version=4).cells
+        elif (root / f"{docname}.md").exists():
+            text = (root / f"{docname}.md").read_text(encoding="utf-8")
+            cells = [nbformat.v4.new_markdown_cell(text)]
+        else:
+            continue
         markdown = "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
         tokens = list(_walk(markdown))
         titles = {}
@@ -210,7 +199,7 @@ def book_context(root: Path = ROOT) -> Context:
             if label:
                 locations.setdefault(label, f"{docname}#{label}")
         for cell in cells:
-            figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+            figure = book.figure_options(cell)
             if figure.get("name"):
                 figures[figure["name"]] = Figure(caption=figure.get("caption", ""))
                 locations.setdefault(figure["name"], f"{docname}#{figure['name']}")
@@ -465,10 +454,6 @@ def _blocks(lines: list[str]) -> dict[int, tuple[int, str, str, str]]:
     return found
 
 
-def _dedent(lines: list[str], indent: str) -> list[str]:
-    return [line[len(indent) :] if line.startswith(indent) else line for line in lines]
-
-
 def _options(body: list[str]) -> tuple[dict[str, str], list[str]]:
     """A directive's options (``:key: value`` lines or a ``---`` YAML block)."""
     options: dict[str, str] = {}
@@ -597,7 +582,9 @@ def _lines(lines: list[str], ctx: Context, depth: int = 0) -> list[str]:
             if directive:
                 end = lines[stop - 1].strip() if stop - 1 > i else ""
                 closed = re.fullmatch(f"{re.escape(fence[0])}{{{len(fence)},}}", end)
-                body = _dedent(lines[i + 1 : stop - bool(closed)], indent)
+                body = [
+                    ln.removeprefix(indent) for ln in lines[i + 1 : stop - bool(closed)]
+                ]
                 name, args = directive.group("name"), directive.group("args")
                 rendered = _directive(name, args, body, ctx, depth)
             i = stop

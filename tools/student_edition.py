@@ -44,9 +44,9 @@ import nbformat
 import yaml
 
 from tools import book
-from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks
+from tools.book import ROOT, STUDENT_BRANCH, chapter_notebooks, figure_options
 from tools.handout import handout_copy, myst_left
-from tools.nbtools import SOLUTION_TAG, is_setup_cell
+from tools.nbtools import SOLUTION_TAG, _parse, is_setup_cell
 from tools.questions import how_graded
 
 OUT = ROOT / "_build" / "student"
@@ -65,6 +65,7 @@ STUDENT_PAGES = {
     "intro.md": "student/intro.md",
     "chapters/getting-started/how-to-use.md": "student/how-to-use.md",
 }
+# The picture of a figure drawn in a solution: a blank panel that says so.
 PLACEHOLDER_IMAGE = "_static/solution-figure.png"
 PLACEHOLDER_TAG = "solution-placeholder"
 GUIDE = ROOT / "chapters" / "appendix" / "instructors-guide.md"
@@ -156,11 +157,6 @@ _LABEL = re.compile(
 _ROLE = re.compile(r"\{(prf:ref|ref|numref|eq)\}`([^`<]*<)?([^`<>]+)>?`")
 
 
-def _figure(cell) -> dict:
-    """The MyST-NB figure options (name, caption) of a cell, or {}."""
-    return cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
-
-
 def labels_defined(cells) -> set[str]:
     """Labels, targets and figure names that the given cells define."""
     found: set[str] = set()
@@ -168,8 +164,8 @@ def labels_defined(cells) -> set[str]:
         for match in _LABEL.finditer(cell.source):
             found.add(next(g for g in match.groups() if g))
         found |= {m.group(1) for m in book._EQUATION.finditer(cell.source)}
-        if _figure(cell).get("name"):
-            found.add(_figure(cell)["name"])
+        if figure_options(cell).get("name"):
+            found.add(figure_options(cell)["name"])
     return found
 
 
@@ -223,22 +219,6 @@ def student_config(config: dict) -> dict:
         sphinx.get("config", {}), hide_solutions=True, html_show_sourcelink=False
     )
     return config
-
-
-def placeholder_image(path: Path) -> None:
-    """The picture of a figure drawn in a solution: a blank panel that says so."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig = plt.figure(figsize=(4, 1.2), dpi=100)
-    fig.patch.set_facecolor("#f2f2f2")
-    style = {"ha": "center", "va": "center", "fontsize": 13, "color": "#555555"}
-    fig.text(0.5, 0.5, "drawn in the solution", **style)
-    fig.savefig(path, facecolor=fig.get_facecolor())
-    plt.close(fig)
 
 
 def package_wheel(target: Path, root: Path = ROOT) -> Path:
@@ -321,7 +301,6 @@ def prepare_source(source: Path = SOURCE, notebooks: Path | None = NOTEBOOKS) ->
     _copy_book(source, student_config(_book_config()))
     for page, student_page in STUDENT_PAGES.items():
         shutil.copy(ROOT / student_page, source / page)
-    placeholder_image(source / PLACEHOLDER_IMAGE)
     stripped, hidden, kept = {}, set(), set()
     for path in chapter_notebooks(source):
         nb = nbformat.read(path, as_version=4)
@@ -453,18 +432,6 @@ def _literal(node) -> str | None:
     return None
 
 
-def code_tree(cell) -> ast.Module | None:
-    """A code cell's syntax tree (magics and shell lines blanked), or None."""
-    source = "\n".join(
-        "" if ln.lstrip().startswith(("%", "!")) else ln
-        for ln in cell.source.splitlines()
-    )
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        return None
-
-
 def asserted_values(cells) -> set[str]:
     """Distinctive numbers that a solution's asserts compare a result with.
 
@@ -474,7 +441,7 @@ def asserted_values(cells) -> set[str]:
     argument) of an `assert_*` call, when they are literals or lists of literals.
     """
     found: set[str] = set()
-    trees = [t for c in cells if c.cell_type == "code" and (t := code_tree(c))]
+    trees = [t for c in cells if c.cell_type == "code" and (t := _parse(c.source))]
     for node in (n for tree in trees for n in ast.walk(tree)):
         operands = []
         if isinstance(node, ast.Assert):
@@ -514,7 +481,7 @@ def cell_text(cell) -> str:
         else o.get("data", {}).get("text/plain", "")
         for o in cell.get("outputs", [])
     ]
-    return "\n".join([_figure(cell).get("caption", ""), *parts])
+    return "\n".join([figure_options(cell).get("caption", ""), *parts])
 
 
 @dataclass(frozen=True)
@@ -540,9 +507,9 @@ def _where(cells, index: int) -> str:
 
 
 _ADMONITION = re.compile(r"^[`:]{3,}\{admonition\}\s*(.+?)\s*$", re.M)
-_STATEMENT_BOX = re.compile(
-    r"^[ \t]*(`{3,}|:{3,})\{prf:(?!proof\})\w+\}[^\n]*\n.*?^[ \t]*\1[ \t]*$",
-    re.M | re.S,
+# A sphinx-proof box: its kind ("theorem", "proof") and body.
+PRF_BOX = re.compile(
+    r"^[ \t]*(`{3,}|:{3,})\{prf:(\w+)\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
 )
 
 
@@ -567,11 +534,16 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
     # theorem box of the main text states (issue 21 puts every statement that a later
     # exercise or chapter uses in the text, with its proof in a solution): their
     # formulas are no give-away.
-    boxes = [box.group(0) for text in markdown for box in _STATEMENT_BOX.finditer(text)]
+    boxes = [
+        box.group(0)
+        for text in markdown
+        for box in PRF_BOX.finditer(text)
+        if box.group(2) != "proof"
+    ]
     stated_math = {
         f for text in [*statements.values(), *boxes] for f in formulas(text, 0)
     }
-    public_figures = {_figure(c).get("name") for c in cells} - {None}
+    public_figures = {figure_options(c).get("name") for c in cells} - {None}
     public_figures |= {n for t in markdown for n in re.findall(r":name:\s*(\S+)", t)}
     found: list[GiveAway] = []
     for exercise, block in removed.items():
@@ -616,7 +588,8 @@ def giveaways(path: Path, root: Path = ROOT) -> list[GiveAway]:
             index = next(
                 i
                 for i, c in enumerate(cells)
-                if _figure(c).get("name") == label or f":name: {label}" in c.source
+                if figure_options(c).get("name") == label
+                or f":name: {label}" in c.source
             )
             add("figure the solution relies on", label, index)
     # Boxes that only solutions hold ("About the original solution") are gone from the
@@ -683,7 +656,6 @@ def giveaways_command(out: Path | None = None) -> int:
 
 MAP_START = "<!-- exercise map: made by `python -m tools.student_edition guide` -->"
 MAP_END = "<!-- end of the exercise map -->"
-_EXERCISE = re.compile(r"```+\{exercise\}([^\n]*)\n((?:[ \t]*:[^\n]*\n)*)")
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
@@ -696,10 +668,7 @@ def exercises(root: Path = ROOT) -> list[dict]:
         solved = {label for _, _, label in book.solution_blocks(nb)}
         numbers = book.exercise_numbers(path, root)
         doc = "/" + str(path.relative_to(root).with_suffix(""))
-        markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
-        for m in (m for text in markdown for m in _EXERCISE.finditer(text)):
-            label = book._OPTION.search(m.group(2)).group(2)
-            title = m.group(1).strip()
+        for label, title, _ in book.exercises_in(nb.cells):
             entry = {"number": numbers[label], "label": label, "title": title}
             found.append(entry | {"doc": doc, "solved": label in solved})
     return found
