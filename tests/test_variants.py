@@ -102,6 +102,35 @@ def test_recall_pairs_asks_what_the_book_does_not_print():
         assert set(ns) - {2, 3, 4, 5}, f"seed {seed}: only the book's n"
 
 
+@pytest.mark.skipif(
+    bool(ONLY) and "position-encoding" not in ONLY, reason="chapter not selected"
+)
+def test_posenc_nearest_check_leaves_time_for_a_double_loop():
+    """ex-posenc-distinct: the check asks nearest_pair for few pairs of positions, so
+    that the plain answer, a double loop over them (about 14 us a pair with NumPy),
+    finishes well inside the grading timeout; it once asked 3.8 million pairs (53 s,
+    twice that over ordered pairs: the whole notebook timed out, 0 points)."""
+    import math
+
+    path = next(p for p in CHAPTERS if p.stem == "position-encoding")
+    q = next(
+        q for q in assignments.questions(path) if q["label"] == "ex-posenc-distinct"
+    )
+    check = grading.check_of(q["name"], q["spec"])
+    pairs = [0]
+
+    def nearest_pair(N, d):
+        pairs[0] += N * (N - 1) // 2
+        omega = [10000.0 ** (-2 * r / d) for r in range(d // 2)]
+        return min(
+            math.sqrt(sum(4 * math.sin(w * m / 2) ** 2 for w in omega))
+            for m in range(1, N)
+        )
+
+    assert grading.judge_answers(check, {"nearest_pair": nearest_pair})["score"] == 2
+    assert pairs[0] <= 600_000, pairs[0]
+
+
 def _tiny_check():
     q = assignments.questions(TINY)[0]
     return grading.check_of(q["name"], q["spec"]), load_variants(TINY)["tiny"]

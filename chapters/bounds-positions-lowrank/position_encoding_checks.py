@@ -215,18 +215,23 @@ def posenc_distinct_nearest(nearest_pair, variant):
     import numpy as np
 
     base = float(variant["code_base"])
-    for d in (2, 4, 8):
-        angles = np.outer(np.arange(1000), base ** (-np.arange(0, d, 2) / d))
-        codes = np.hstack([np.sin(angles), np.cos(angles)])  # (1000, d), any order
+    # Few large N: a plain double loop over the pairs must finish well inside the
+    # grading timeout. N = 44 and 711 are where a new nearest offset first counts
+    # (44 ~ 7 turns; 710 ~ 113 turns for the frequency 1 of d = 2, distance 6e-5).
+    small = (2, 3, 10, 44, 45, 100)
+    for d, sizes in ((2, (*small, 710, 711)), (4, small), (8, small)):
+        top = max(sizes)
+        angles = np.outer(np.arange(top), base ** (-np.arange(0, d, 2) / d))
+        codes = np.hstack([np.sin(angles), np.cos(angles)])  # (top, d), any order
         # nearest[q]: the nearest pair among positions 0, ..., q (all pairs)
         nearest = np.minimum.accumulate(
             [np.inf]
             + [
                 np.linalg.norm(codes[:q] - codes[q], axis=1).min()
-                for q in range(1, 1000)
+                for q in range(1, top)
             ]
         )
-        for N in (2, 3, 10, 100, 709, 710, 711, 1000):
+        for N in sizes:
             ref = nearest[N - 1]
             got = float(nearest_pair(N, d))
             assert abs(got - ref) <= 1e-6 * ref, f"N={N}, d={d}"

@@ -86,6 +86,21 @@ def nearest_by_the_offset_formula(variant):
     return {"nearest_pair": nearest_pair}
 
 
+def causal_rows_prefix_only():
+    """A typical slip: the rows whose prefix perm[:i + 1] is a permutation of
+    range(i + 1), without perm[i] = i (row 1 of perm (1, 0) sees x_1 and x_0 where
+    row 0 of f(X) sees x_0 alone)."""
+
+    def causal_rows(perm):
+        perm = [int(p) for p in perm]
+        return [i for i in range(len(perm)) if set(perm[: i + 1]) == set(range(i + 1))]
+
+    return {"causal_rows": causal_rows}
+
+
+MISTAKES = {"ex-posenc-equivariance": [causal_rows_prefix_only]}
+
+
 ALTERNATIVES = {
     "ex-posenc-equivariance": [
         equivariance_with_permutation_matrices,
