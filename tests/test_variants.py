@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from tools import assignments, grading
-from tools.questions import check_source, load_variants, variant_problems
+from tools.questions import check_source, load_checks, load_variants, variant_problems
 
 ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
 CHAPTERS = [
@@ -129,6 +129,43 @@ def test_posenc_nearest_check_leaves_time_for_a_double_loop():
 
     assert grading.judge_answers(check, {"nearest_pair": nearest_pair})["score"] == 2
     assert pairs[0] <= 600_000, pairs[0]
+
+
+@pytest.mark.skipif(
+    bool(ONLY) and "one-head" not in ONLY, reason="chapter not selected"
+)
+def test_one_head_beds_do_not_suit_the_books_queries():
+    """The one-head test bed of a student is never one on which the book's means still
+    single out keys a and b: the book's two heads and averaging query (any scale) lose
+    there. Seeds 47, 60, 234 and 242 drew such beds before the draw excluded them."""
+    import numpy as np
+
+    path = next(p for p in CHAPTERS if p.stem == "one-head")
+    checks = load_checks(path)
+    variants = load_variants(path)
+    two_heads = checks["ex-onehead-two-heads"]["hidden"][0]
+    small_noise = checks["ex-onehead-small-noise"]["hidden"][0]
+
+    def means_of(bed_seed):
+        rng = np.random.default_rng(bed_seed)
+        return np.linalg.qr(rng.normal(size=(8, 6)))[0].T
+
+    book = means_of(20240501)
+    q_heads = 8.5 * book[:2]
+    q_win = 8.0 * (book[0] + book[1])
+    for seed in (47, 60, 234, 242, *range(1, 41)):
+        bed = variants["onehead-bed"]["draw"](seed)
+        assert (
+            variants["onehead-noisy-length"]["draw"](seed)["bed_seed"]
+            == bed["bed_seed"]
+        )
+        means = means_of(bed["bed_seed"])
+        picked = {int(np.argmax(means @ book[0])), int(np.argmax(means @ book[1]))}
+        assert picked != {0, 1}, seed
+        assert set(np.argsort(means @ (book[0] + book[1]))[-2:].tolist()) != {0, 1}
+        for check, answer in ((two_heads, q_heads), (small_noise, q_win)):
+            with pytest.raises(AssertionError):
+                check(answer, variant=bed)
 
 
 def _tiny_check():
