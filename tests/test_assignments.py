@@ -515,6 +515,10 @@ def test_verdict_tables_parse():
     assert claims == [("a", "right"), ("b", "wrong")]
     prompt = assignments._claims_prompt([("1", "right"), ("b", "wrong")])
     assert prompt.splitlines()[2:] == ["1. claim 1 of the exercise", "2. b"]
+    # Every claim by its number alone: one line, not a list of empty items.
+    prompt = assignments._claims_prompt([("1", "right"), ("2", "wrong")])
+    assert prompt.startswith("The claims to judge are the exercise's claims 1 to 2,")
+    assert "\n" not in prompt
     with pytest.raises(ValueError, match="should start with one of"):
         assignments.verdict_of("fine, mostly")
     with pytest.raises(ValueError, match="cells, the header"):

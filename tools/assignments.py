@@ -309,8 +309,13 @@ def _is_explorer(cell) -> bool:
 
 
 def _claims_prompt(claims: list[tuple[str, str]]) -> str:
-    """The numbered claims; a claim the table gives by its number alone is the
-    statement's claim of that number."""
+    """The numbered claims; when the table gives every claim by its number alone, one
+    line that says where the statement quotes them."""
+    if all(claim == str(i) for i, (claim, _) in enumerate(claims, 1)):
+        return (
+            f"The claims to judge are the exercise's claims 1 to {len(claims)}, "
+            "quoted after this question's cells; `verdicts` below keeps their numbers."
+        )
     lines = ["The claims to judge, numbered as in `verdicts` below:", ""]
     for i, (claim, _) in enumerate(claims, 1):
         said = f"claim {i} of the exercise" if claim == str(i) else claim
