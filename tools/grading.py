@@ -571,13 +571,19 @@ def note_builds(result: dict) -> None:
             out["hints"] = only_blocked([found[0], *out["hints"]])
 
 
-def write_builds(scratch: Path, regions: dict) -> None:
+def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
     """`builds.json` for the runner: `blocking`'s source (as `__attnsig_blocking`)
-    and the answer regions (`answer_regions`)."""
+    and, by index, the answer cells (`answering`, from `answer_cells`) of the
+    questions with `builds_in_cells`, with (names blocked, question)."""
     source = inspect.getsource(blocking).replace(
         "def blocking(", "def __attnsig_blocking("
     )
-    data = {"source": source, "regions": {str(k): v for k, v in regions.items()}}
+    regions = {
+        str(i): (checks[q]["builds"], checks[q]["name"])
+        for i, q in answering.items()
+        if checks[q]["builds_in_cells"]
+    }
+    data = {"source": source, "regions": regions}
     (scratch / "builds.json").write_text(json.dumps(data))
 
 
@@ -598,16 +604,6 @@ def answer_cells(cells, checks: dict) -> dict[int, str]:
                 found[j] = m.group(1)
             j -= 1
     return found
-
-
-def answer_regions(cells, checks: dict) -> dict[int, tuple[list[str], str]]:
-    """The answer cells (`answer_cells`) of the questions with `builds_in_cells`,
-    where their builds are blocked: by index, with (names, question)."""
-    return {
-        i: (checks[q]["builds"], checks[q]["name"])
-        for i, q in answer_cells(cells, checks).items()
-        if checks[q].get("builds") and checks[q].get("builds_in_cells")
-    }
 
 
 # --- Judging one submission (in its own interpreter)
@@ -709,8 +705,8 @@ def judge(
         reason = f"not a readable notebook ({type(exc).__name__}: {first})"
         result.update(status="invalid", reason=reason)
         return result
-    write_builds(scratch, answer_regions(nb.cells, checks))
     answering = answer_cells(nb.cells, checks)
+    write_builds(scratch, answering, checks)
     for c in nb.cells:  # kept, a check cell as an empty code cell: cells keep numbers
         if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):
             c.source, c.metadata = "", {}
@@ -757,8 +753,7 @@ def raised_answers(cells, errors: list[str], answering=None) -> tuple[dict, dict
         if not m or int(m.group(1)) > len(codes):
             continue
         i = codes[int(m.group(1)) - 1]
-        said = f"raised {m.group(2)}: {m.group(3)}".rstrip(": ")
-        said += f" (code cell {m.group(1)})"
+        said = f"raised {m[2]}: {m[3]}".rstrip(": ") + f" (code cell {m[1]})"
         tree = _parse(cells[i].source)
         for name in _assigned_names(tree) if tree else ():
             names.setdefault(name, said)
@@ -792,10 +787,8 @@ def judge_question(
         for n in missing:  # one hint per cell that raised, naming what it defines
             by_cell.setdefault(raised.get(n), []).append(n)
         stubs = by_cell.pop(None, [])
-        out["hints"] += [
-            f"the cell that defines {', '.join(ns)} {said}"
-            for said, ns in by_cell.items()
-        ]
+        for said, ns in by_cell.items():
+            out["hints"].append(f"the cell that defines {', '.join(ns)} {said}")
         said = getattr(session, "raised_in", {}).get(check["name"])
         if stubs and said and said not in by_cell:
             out["hints"].append(f"the answer cell {said}")
@@ -1020,9 +1013,7 @@ def write_csv(rows: list[dict], path: Path, fields: list[str]) -> None:
         writer.writerows(rows)
 
 
-def write_feedback(
-    stem: str, result: dict, row: dict, checks: dict, out: Path, varied=True
-):
+def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True):
     """`feedback/<stem>.md` for the student, `log/<stem>.log` for the TA; `varied`:
     the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
