@@ -122,7 +122,8 @@ def test_calling_the_package_scores_zero(stem, label):
     answers = {**_first_alternative(stem, label), **_one_liners()[label]}
     got = grading.judge_answers(check, answers)
     assert got["score"] == 0
-    assert any(MESSAGE in h for h in got["hints"]), got["hints"]
+    # the block message alone: the question's other hints follow from it
+    assert got["hints"] and all(MESSAGE in h for h in got["hints"]), got["hints"]
     free = {**check, "builds": []}
     free["cases"] = [tc for tc in check["cases"] if not tc.name.endswith("_builds")]
     free["possible"] = sum(tc.points for tc in free["cases"])
@@ -232,6 +233,9 @@ def test_graded_run_blocks(tmp_path):
     feedback = grading.grade_one(tmp_path / "autograder.zip", subs[2], 120)
     hints = feedback["questions"]["value"]["hints"]
     assert "attnsig.bounds.copy_gap is not available" in hints[0], hints
+    # the cell that raised, numbered among the code cells (the statements aside)
+    assert hints[1].startswith("the cell that defines gap raised Not"), hints
+    assert hints[1].endswith("(code cell 2)"), hints
 
 
 def test_public_check_warns_at_once():
@@ -333,28 +337,36 @@ def test_a_chapter_graded_with_one_line_answers(tmp_path):
 
 def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     """A blocked call's note comes from the cell that raised, not from the judge's log
-    of a failed check (a traceback with the grader's paths); each hint is one line of
-    the student's feedback table, a `|` in it no column break, and a message said once
-    (not again inside a longer one)."""
+    of a failed check (a traceback with the grader's paths), and the question's other
+    hints are dropped; each hint is one line of the student's feedback table, a `|` in
+    it no column break, a message said once (not again inside a longer one), and hints
+    ending in a full stop joined cleanly. "Your own numbers" only where the assignment
+    has variants."""
     said = f"attnsig.bounds.copy_gap is not available for question q: {MESSAGE}"
     again = f"gap_of raised NotImplementedError: {said}"  # the same, said once
     result = {
         "status": "ok",
         "questions": {
-            "q": {"score": 0.0, "hints": ["form | shape\nsecond line", again]}
+            "q": {"score": 0.0, "hints": ["form | shape\nsecond line", again]},
+            "p": {"score": 0.0, "hints": ["form | shape\nsecond line.", "Off."]},
         },
         "log": [
             f"q: q_form failed:\nTraceback (most recent call last):\n  File "
             f'"/somewhere/tools/grading.py", line 1\nStudentError: {said}',
-            f"cell 3: NotImplementedError: {said}\nmore",
+            f"code cell 3: NotImplementedError: {said}\nmore",
         ],
     }
     grading.note_builds(result)
     hints = result["questions"]["q"]["hints"]
-    assert hints == [f"NotImplementedError: {said}", "form | shape\nsecond line", again]
-    row = {"total": 0.0, "possible": 1.0, "q": 0.0, "seed": 0}
-    grading.write_feedback("s", result, row, {"q": 1.0}, tmp_path)
+    assert hints == [f"NotImplementedError: {said}", again]
+    row = {"total": 0.0, "possible": 2.0, "q": 0.0, "p": 0.0, "seed": 7}
+    grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path)
     text = (tmp_path / "feedback" / "s.md").read_text()
     line = next(x for x in text.splitlines() if x.startswith("| q "))
-    assert line == f"| q | 0 / 1 | NotImplementedError: {said}; form / shape |"
+    assert line == f"| q | 0 / 1 | NotImplementedError: {said} |"
+    line = next(x for x in text.splitlines() if x.startswith("| p "))
+    assert line == "| p | 0 / 1 | form / shape; Off |"
     assert "Traceback" not in text and "grading.py" not in text
+    assert "your own numbers (variant 7)" in text
+    grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path, False)
+    assert "own numbers" not in (tmp_path / "feedback" / "s.md").read_text()

@@ -96,18 +96,44 @@ def test_stubs_and_unreadable_answers():
     got = grading.judge_answers(check, {"verdicts": dict.fromkeys(key, ...)})
     assert got["score"] == 0 and grading.NOT_ANSWERED in got["hints"][0]
 
-    # The cell that should define the answer raised: the student reads what it raised.
-    errors = ["cell 2: KeyError: 7\nTraceback ...", "cell 1: NameError: np"]
-    cells = [nbformat.v4.new_code_cell(s) for s in ("import numpy", "verdicts = {}")]
-    session = grading.Exported({})
-    session.raised = grading.raised_answers(cells, errors)
-    assert session.raised == {
-        "verdicts": "the cell that defines it raised KeyError: 7 (cell 2)",
-        "numpy": "the cell that defines it raised NameError: np (cell 1)",
+    # A cell that raised: the student reads what it raised, once for all the names the
+    # cell defines, and for a question whose answer cell raised before defining any;
+    # the cell is numbered as a student counts code cells (markdown cells aside).
+    checks = {
+        "q": grading.check_of("q", {"hidden": ["def q_ab(a, b):\n    assert a == b"]}),
+        "r": grading.check_of("r", {"hidden": ["def r_c(c):\n    assert c == 1"]}),
     }
-    out, log = {"score": 0.0, "hints": []}, []
-    grading.judge_question(check, session, out, log)
-    assert out["hints"] == ["verdicts: " + session.raised["verdicts"]], out
+    code, statement = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    cells = [code("import numpy"), statement("Question q"), code("a = f()\nb = 2")]
+    cells += [code('grader.check("q")'), statement("Question r")]
+    cells += [
+        code('raise RuntimeError("oops")'),
+        code("c = ..."),
+        code('grader.check("r")'),
+    ]
+    for c in cells[1], cells[4]:
+        c.metadata["editable"] = False
+    errors = [
+        "code cell 2: NameError: f\nTraceback ...",
+        "code cell 4: RuntimeError: oops",
+    ]
+    session = grading.Exported({})
+    answering = grading.answer_cells(cells, checks)
+    assert answering == {2: "q", 5: "r", 6: "r"}
+    session.raised, session.raised_in = grading.raised_answers(cells, errors, answering)
+    said = "raised NameError: f (code cell 2)"
+    assert session.raised == {"a": said, "b": said}
+    assert session.raised_in == {
+        "q": said,
+        "r": "raised RuntimeError: oops (code cell 4)",
+    }
+    for name, hints in (
+        ("q", [f"the cell that defines a, b {said}"]),
+        ("r", ["the answer cell raised RuntimeError: oops (code cell 4)"]),
+    ):
+        out, log = {"score": 0.0, "hints": []}, []
+        grading.judge_question(checks[name], session, out, log)
+        assert out["hints"] == hints, out
 
     class Sneaky(dict):
         pass

@@ -67,6 +67,7 @@ TIMEOUT = 120.0
 STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
 NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
 NOT_ANSWERED = "not answered yet"
+BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
 # Version of the grading procedure: part of the cache key.
@@ -169,17 +170,19 @@ BLOCK += "\n__attnsig_restore = lambda: None\n"
 t0 = time.monotonic()
 with client.setup_kernel():
     errors, n = [], len(nb.cells)
-    active = None
+    active, k = None, 0
+    codes = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     if regions:  # nbclient stores an executed cell at its index: the first is put back
         first = nb.cells[0]
         client.execute_cell(nbformat.v4.new_code_cell(BLOCK), 0)
         nb.cells[0] = first
     try:
-        for i, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
+        for k, i in enumerate(codes, 1):  # code cell k, as a student counts them
+            cell = nb.cells[i]
+            if not cell.source.strip():
                 continue
-            print(f"[grading] cell {i + 1} of {n} at {time.monotonic() - t0:.1f} s",
-                  file=sys.stderr, flush=True)
+            print(f"[grading] code cell {k} of {len(codes)} at "
+                  f"{time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
             if regions.get(i) != active:  # a question's answer cells: builds blocked
                 active = regions.get(i)
                 names, question = active or ((), "")
@@ -189,10 +192,10 @@ with client.setup_kernel():
             client.execute_cell(cell, i)
             for out in cell.outputs:
                 if out.output_type == "error":
-                    errors.append(f"cell {i + 1}: {out.ename}: {out.evalue}"[:300])
+                    errors.append(f"code cell {k}: {out.ename}: {out.evalue}"[:300])
             cell.outputs = []
     except Exception as exc:
-        send(event="dead", cell=i + 1, error=f"{type(exc).__name__}: {exc}"[:300])
+        send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300])
         raise SystemExit(1)
     send(event="done", errors=errors)
     reply = os.path.join(os.getcwd(), ".reply")
@@ -559,43 +562,46 @@ def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
 def note_builds(result: dict) -> None:
     """Tell a student whose answer cell called a blocked function (the cell stopped
     there, so the answer may be missing) why the question lost its points: the
-    runner's error of that cell ("cell N: Type: message"), its first line."""
+    runner's error of that cell ("code cell K: Type: message"), its first line."""
     for name, out in result["questions"].items():
-        said = f"for question {name}: build it yourself"
-        cells = [e for e in result["log"] if re.match(r"cell \d+: ", e) and said in e]
+        said = f"for question {name}{BLOCKED}"
+        cells = [e for e in result["log"] if e.startswith("code cell ") and said in e]
         found = [e.split(": ", 1)[1].splitlines()[0] for e in cells]
         if found and out["score"] == 0:
-            out["hints"] = list(dict.fromkeys([found[0], *out["hints"]]))
+            out["hints"] = only_blocked([found[0], *out["hints"]])
 
 
-def write_builds(scratch: Path, regions: dict) -> None:
+def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
     """`builds.json` for the runner: `blocking`'s source (as `__attnsig_blocking`)
-    and the answer regions (`answer_regions`)."""
+    and, by index, the answer cells (`answering`, from `answer_cells`) of the
+    questions with `builds_in_cells`, with (names blocked, question)."""
     source = inspect.getsource(blocking).replace(
         "def blocking(", "def __attnsig_blocking("
     )
-    data = {"source": source, "regions": {str(k): v for k, v in regions.items()}}
+    regions = {
+        str(i): (checks[q]["builds"], checks[q]["name"])
+        for i, q in answering.items()
+        if checks[q]["builds_in_cells"]
+    }
+    data = {"source": source, "regions": regions}
     (scratch / "builds.json").write_text(json.dumps(data))
 
 
-def answer_regions(cells, checks: dict) -> dict[int, tuple[list[str], str]]:
-    """The code cells of a submission where a question with `builds_in_cells` blocks
-    its builds: the cells between its statement (or an earlier check cell) and its
-    `grader.check` cell, by index, with (names, question)."""
+def answer_cells(cells, checks: dict) -> dict[int, str]:
+    """The code cells of a submission that answer a question: those between its
+    statement (or an earlier check cell) and its `grader.check` cell, by index, with
+    the question's name."""
     found = {}
     for i, cell in enumerate(cells):
         m = re.match(r'\s*grader\.check\("(\w+)"\)', cell.source)
         if cell.cell_type != "code" or not m or m.group(1) not in checks:
-            continue
-        check = checks[m.group(1)]
-        if not (check.get("builds") and check.get("builds_in_cells")):
             continue
         j = i - 1
         while j >= 0 and cells[j].metadata.get("editable") is not False:
             if cells[j].cell_type == "code":
                 if re.match(r"\s*grader\.", cells[j].source):
                     break
-                found[j] = (check["builds"], check["name"])
+                found[j] = m.group(1)
             j -= 1
     return found
 
@@ -699,11 +705,14 @@ def judge(
         reason = f"not a readable notebook ({type(exc).__name__}: {first})"
         result.update(status="invalid", reason=reason)
         return result
-    write_builds(scratch, answer_regions(nb.cells, checks))
-    for c in nb.cells:  # kept, so that cell numbers are the submission's
+    answering = answer_cells(nb.cells, checks)
+    write_builds(scratch, answering, checks)
+    for c in nb.cells:  # kept, a check cell as an empty code cell: cells keep numbers
         if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):
-            c.cell_type, c.source, c.metadata = "raw", "", {}
-            c.pop("outputs", None), c.pop("execution_count", None)
+            c.source, c.metadata = "", {}
+            if c.cell_type != "code":
+                c.cell_type = "raw"
+                c.pop("outputs", None), c.pop("execution_count", None)
     nb = nbformat.v4.new_notebook(cells=nb.cells, metadata=nb.metadata)
     nbformat.write(nb, scratch / "submission.ipynb")
     (scratch / "tests").mkdir()  # the set-up cell then fetches nothing
@@ -714,10 +723,11 @@ def judge(
         if first["event"] == "dead":
             where = " before the first cell"
             if "cell" in first:
-                where = f" in cell {first['cell']} ({first['error']})"
+                where = f" in code cell {first['cell']} ({first['error']})"
             return {**result, "status": "error", "reason": "the kernel died" + where}
         session = Session(proc)
-        session.raised = raised_answers(nb.cells, first.get("errors", []))
+        errors = first.get("errors", [])
+        session.raised, session.raised_in = raised_answers(nb.cells, errors, answering)
         session.builds = builds_by_name(checks)
         for name, check in checks.items():
             judge_question(check, session, scores[name], log, seed)
@@ -728,22 +738,28 @@ def judge(
     return result
 
 
-def raised_answers(cells, errors: list[str]) -> dict[str, str]:
-    """Per name bound by a code cell that raised (`errors`: the runner's "cell N:
-    Type: message"), what the student reads: the exception's type and its message's
-    first line, the student's own code's, so no expected value."""
+def raised_answers(cells, errors: list[str], answering=None) -> tuple[dict, dict]:
+    """What a student reads of the code cells that raised (`errors`: the runner's
+    "code cell K: Type: message"), "raised Type: message (code cell K)", with the
+    first line of the student's own code's message, so no expected value: per name
+    the cell binds, and per question whose answer cell it is (`answering`, from
+    `answer_cells`)."""
     from tools.nbtools import _assigned_names, _parse
 
-    found = {}
+    codes = [i for i, c in enumerate(cells) if c.cell_type == "code"]
+    names, questions = {}, {}
     for error in errors:
-        m = re.match(r"cell (\d+): (\w+): ?(.*)", error)
-        if not m or int(m.group(1)) > len(cells):
+        m = re.match(r"code cell (\d+): (\w+): ?(.*)", error)
+        if not m or int(m.group(1)) > len(codes):
             continue
-        tree = _parse(cells[int(m.group(1)) - 1].source)
-        said = f"the cell that defines it raised {m.group(2)}: {m.group(3)}"
+        i = codes[int(m.group(1)) - 1]
+        said = f"raised {m[2]}: {m[3]}".rstrip(": ") + f" (code cell {m[1]})"
+        tree = _parse(cells[i].source)
         for name in _assigned_names(tree) if tree else ():
-            found.setdefault(name, f"{said.rstrip(': ')} (cell {m.group(1)})")
-    return found
+            names.setdefault(name, said)
+        if i in (answering or {}):
+            questions.setdefault(answering[i], said)
+    return names, questions
 
 
 def with_seed(check: dict, seed: int) -> dict:
@@ -767,11 +783,19 @@ def judge_question(
             env[n] = exc
     missing = [n for n in names if _unanswered(env[n])]
     if missing:
-        raised = getattr(session, "raised", {})
-        out["hints"] += [f"{n}: {raised[n]}" for n in missing if n in raised]
-        if stubs := [n for n in missing if n not in raised]:
+        raised, by_cell = getattr(session, "raised", {}), {}
+        for n in missing:  # one hint per cell that raised, naming what it defines
+            by_cell.setdefault(raised.get(n), []).append(n)
+        stubs = by_cell.pop(None, [])
+        for said, ns in by_cell.items():
+            out["hints"].append(f"the cell that defines {', '.join(ns)} {said}")
+        said = getattr(session, "raised_in", {}).get(check["name"])
+        if stubs and said and said not in by_cell:
+            out["hints"].append(f"the answer cell {said}")
+        elif stubs:
             out["hints"].append(f"{NOT_ANSWERED} ({', '.join(stubs)})")
-        log.append(f"{check['name']}: {'; '.join(out['hints'])}")
+        out["hints"] = only_blocked(out["hints"])
+        log.append(f"{check['name']}: {joined(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
     score = 0.0
@@ -787,7 +811,18 @@ def judge_question(
             log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
     if check["all"]:
         score = check["possible"] if len(out["hints"]) == 0 else 0.0
-    out["score"], out["hints"] = score, list(dict.fromkeys(out["hints"]))
+    out["score"], out["hints"] = score, only_blocked(out["hints"])
+
+
+def only_blocked(hints: list[str]) -> list[str]:
+    """The hints, each once; only the blocked calls' messages when there are any:
+    the question's other hints follow from the block."""
+    return list(dict.fromkeys([h for h in hints if BLOCKED in h] or hints))
+
+
+def joined(hints: list[str]) -> str:
+    """Hints in one line, "a; b", without a hint's closing full stop (no ".;")."""
+    return "; ".join(re.sub(r"(?<!\.)\.$", "", h) for h in hints)
 
 
 class Exported(Session):
@@ -870,11 +905,11 @@ def grade_one(
             out = None
         err.seek(0)
         stderr = err.read()
-    cells = re.findall(r"\[grading\] cell (\d+) of (\d+)", stderr)
+    cells = re.findall(r"\[grading\] code cell (\d+) of (\d+)", stderr)
     failed = {"status": "error", "questions": {}, "log": [stderr[-4000:]]}
     if out is None:
-        where = f" in cell {cells[-1][0]} of {cells[-1][1]}" if cells else ""
-        reason = f"did not finish in {timeout:g} s (running code{where})"
+        where = " (running code cell {} of {})".format(*cells[-1]) if cells else ""
+        reason = f"did not finish in {timeout:g} s{where}"
         return {**failed, "status": "timeout", "reason": reason}
     try:
         result = json.loads(out)
@@ -952,12 +987,15 @@ def grade_many(
         results = {(z, s): r for (z, s, _), r in zip(tasks, done, strict=True)}
     tables = {}
     for z, (subs, out) in work.items():
-        checks = {n: load_check(s, n)["possible"] for n, s in read_checks(z).items()}
+        sources = read_checks(z)
+        checks = {n: load_check(s, n)["possible"] for n, s in sources.items()}
+        varied = any("_attnsig_seed(" in s for s in sources.values())  # questions.py
         rows = tables[z] = []
         for sub in subs:
             rows.append(row_of(Path(sub).name, results[z, sub], checks))
             if out:
-                write_feedback(Path(sub).stem, results[z, sub], rows[-1], checks, out)
+                result, stem = results[z, sub], Path(sub).stem
+                write_feedback(stem, result, rows[-1], checks, out, varied)
     return tables
 
 
@@ -975,11 +1013,12 @@ def write_csv(rows: list[dict], path: Path, fields: list[str]) -> None:
         writer.writerows(rows)
 
 
-def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
-    """`feedback/<stem>.md` for the student, `log/<stem>.log` for the TA."""
+def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True):
+    """`feedback/<stem>.md` for the student, `log/<stem>.log` for the TA; `varied`:
+    the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
     lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
-    if row.get("seed"):
+    if row.get("seed") and varied:
         lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
@@ -989,7 +1028,7 @@ def write_feedback(stem: str, result: dict, row: dict, checks: dict, out: Path):
         # One line per hint, and nothing that would break the Markdown table.
         said = [(h.strip().splitlines() or [""])[0].replace("|", "/") for h in hints]
         said = [h for h in dict.fromkeys(said) if h]  # and once: not inside another
-        said = "; ".join(h for h in said if not any(o != h and o in h for o in said))
+        said = joined(h for h in said if not any(o != h and o in h for o in said))
         lines.append(f"| {q} | {row[q]:g} / {possible:g} | {said} |")
     lines += ["", "Written answers are graded by hand and come with the final grade."]
     log = "\n\n".join(result.get("log", []))
