@@ -370,3 +370,25 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     assert "your own numbers (variant 7)" in text
     grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path, False)
     assert "own numbers" not in (tmp_path / "feedback" / "s.md").read_text()
+
+
+def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
+    """A value answer's cell that defines its own function named like the blocked one
+    (and calls it) is not told to build it: it did; a package call still is."""
+    import types
+
+    import IPython
+
+    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
+    source = grading.builds_check("q", {**spec, "builds_in_cells": True})
+    env = {}
+    exec(compile(source, "check.py", "exec"), env)
+    own = "def copy_gap(n, eps):\n    return n / eps\n\ngap = copy_gap(4, 0.05)"
+    for cell, blocked in ((own, False), ("gap = bounds.copy_gap(4, 0.05)", True)):
+        shell = types.SimpleNamespace(user_ns={"In": ["", cell]})
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if blocked:
+            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+                env["q_builds"](1.0)
+        else:
+            env["q_builds"](1.0)
