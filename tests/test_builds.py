@@ -392,3 +392,20 @@ def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
                 env["q_builds"](1.0)
         else:
             env["q_builds"](1.0)
+
+
+def test_timeout_in_the_checks_names_the_question(tmp_path):
+    """A function answer that hangs only when the checks call it: the timeout's reason
+    names the question being checked, not the notebook's last code cell."""
+    from tools.questions import _spec
+
+    with zipfile.ZipFile(tmp_path / "autograder.zip", "w") as zf:
+        for name, raw in SPECS.items():
+            zf.writestr(f"tests/{name}.py", _test_file(name, _spec(raw, name)))
+    hangs = "def gap_of(n, eps):\n    while True:\n        pass"
+    nbformat.write(_notebook("gap = 1.0", hangs), tmp_path / "slow.ipynb")
+    (row,) = grading.grade(
+        tmp_path / "autograder.zip", [tmp_path / "slow.ipynb"], jobs=1, timeout=40
+    )
+    assert row["status"] == "timeout", row
+    assert "(checking function: its checks call your answers)" in row["reason"], row

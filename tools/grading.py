@@ -732,6 +732,8 @@ def judge(
         session.raised, session.raised_in = raised_answers(nb.cells, errors, answering)
         session.builds = builds_by_name(checks)
         for name, check in checks.items():
+            # where a timeout struck: the checks call the student's functions too
+            print(f"[grading] checking {name}", file=sys.stderr, flush=True)
             judge_question(check, session, scores[name], log, seed)
         note_builds(result)
     finally:
@@ -907,10 +909,18 @@ def grade_one(
             out = None
         err.seek(0)
         stderr = err.read()
-    cells = re.findall(r"\[grading\] code cell (\d+) of (\d+)", stderr)
+    marks = re.findall(
+        r"\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr
+    )
     failed = {"status": "error", "questions": {}, "log": [stderr[-4000:]]}
     if out is None:
-        where = " (running code cell {} of {})".format(*cells[-1]) if cells else ""
+        k, n, question = marks[-1] if marks else ("", "", "")
+        where = f" (running code cell {k} of {n})" if k else ""
+        where = (
+            f" (checking {question}: its checks call your answers)"
+            if question
+            else where
+        )
         reason = f"did not finish in {timeout:g} s{where}"
         return {**failed, "status": "timeout", "reason": reason}
     try:
