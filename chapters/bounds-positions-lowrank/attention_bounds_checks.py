@@ -243,7 +243,8 @@ VARIANTS["bounds-average"] = {
     "describe": (
         "the number m of keys to average, here and in the next exercise (2 in the "
         "book: read the first two keys as the first m, 1/(2+eps) as 1/(m+eps), 2 "
-        "sqrt(2) ln(n/eps) as 2 sqrt(m) ln(n/eps) and u + k_2 as u + k_2 + ... + k_m)"
+        "sqrt(2) ln(n/eps) as 2 sqrt(m) ln(n/eps), u + k_2 as u + k_2 + ... + k_m "
+        "and the target (v_1 + v_2)/2 as the mean of v_1, ..., v_m)"
     ),
 }
 

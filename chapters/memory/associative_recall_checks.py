@@ -70,7 +70,8 @@ VARIANTS["recall-scale"] = {
 def recall_pairs_draw(seed):
     """The numbers of pairs n whose beta*(n) is asked: 2, 3, 4, 5 in the book, else
     three of 2, ..., 7 with at least one of 6 and 7, which the book does not print (the
-    hardest class is the hardest of all classes there too, checked exhaustively)."""
+    hardest class is the hardest of all classes there too, checked once exhaustively:
+    1218 and 6139 classes)."""
     import itertools
 
     if seed == 0:
@@ -252,6 +253,11 @@ QUESTIONS["ex-recall-perfect"] = {
             "sheet's scale; the sheet's lambda is the share of the value position "
             "for the two scores beta and 2 beta alone (a query keeping e_1, the six "
             "other positions ignored) (2)"
+        ),
+        (
+            "answer_prompts runs a transformer at a finite scale (the chapter's "
+            "construction or one of the student's own), not a read-off of the "
+            "prompt; for a read-off give -4 here, which takes back the auto points (1)"
         ),
     ],
 }

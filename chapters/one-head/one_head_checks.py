@@ -745,7 +745,8 @@ def onehead_two_heads_noisy_probability(p_backwards, variant):
     spread = Fraction(variant["spread"])
     exact = 0.5 * math.erfc(1 / math.sqrt(2 * spread))  # P(gamma < 0), N(1, sigma^2)
     # four standard errors of a simulation from 4000 key sets (the least the statement
-    # asks), plus 1e-3: an honest simulation loses about once in 15,000
+    # asks), plus 1e-3: an honest simulation loses about once in 30,000
+    # or less (exact binomial tails for N = 4000 and the drawn spreads)
     assert (
         abs(float(p_backwards) - exact)
         <= 4 * math.sqrt(exact * (1 - exact) / 4000) + 1e-3
