@@ -168,6 +168,33 @@ def test_one_head_beds_do_not_suit_the_books_queries():
                 check(answer, variant=bed)
 
 
+@pytest.mark.skipif(
+    bool(ONLY) and "scaled-dot-product" not in ONLY, reason="chapter not selected"
+)
+def test_four_decimals_by_hand_on_every_draw():
+    """ex-abh-q3b: a hand computation to four decimals that rounds on the way (sqrt(2)
+    as 1.4142, the scaled scores to four decimals) keeps full marks on every draw,
+    also where an exact weight lies near a rounding midpoint (seed 27); three
+    decimals do not."""
+    import numpy as np
+
+    from tests.grading_cases import scaled_dot_product as cases
+
+    path = next(p for p in CHAPTERS if p.stem == "scaled-dot-product")
+    q = next(q for q in assignments.questions(path) if q["label"] == "ex-abh-q3b")
+    check = grading.check_of(q["name"], q["spec"])
+    draw = load_variants(path)["abh-q3"]["draw"]
+    for seed in range(201):
+        found = cases.maps_by_hand_rounding_on_the_way(draw(seed))
+        got = grading.judge_answers(check, found, seed)
+        assert got["score"] == q["spec"]["points"], (seed, got["hints"])
+    found = {
+        name: np.round(np.array(value, dtype=float), 3)
+        for name, value in cases.maps_exact_with_sympy(draw(27)).items()
+    }
+    assert grading.judge_answers(check, found, 27)["score"] == 0
+
+
 def _tiny_check():
     q = assignments.questions(TINY)[0]
     return grading.check_of(q["name"], q["spec"]), load_variants(TINY)["tiny"]

@@ -364,8 +364,8 @@ def abh_q3b_shapes(a_s, out_s, a_r, out_r):
         )
     for name, a in (("a_s", a_s), ("a_r", a_r)):
         a = np.asarray(a, dtype=float)
-        # three weights rounded to four decimals may sum to 1 +- 1.5e-4
-        assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1, atol=2e-4), (
+        # three weights, each within one unit of the fourth decimal, sum to 1 +- 3e-4
+        assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1, atol=3.5e-4), (
             f"{name}: each query's weights form a distribution"
         )
 
@@ -388,9 +388,12 @@ def abh_q3b_values(a_s, out_s, a_r, out_r, variant):
     q, k, v = x @ w["W_Q"], x @ w["W_K"], x @ w["W_V"]
     products = q @ k.T
     d_k = k.shape[1]
-    # "Four decimals": each weight within 5e-5; an output from rounded weights (and
-    # rounded itself) within 5e-5 (1 + sum_j |V_jk|).
-    tol_out = 5e-5 * (1 + np.abs(v).sum(axis=0)) + 1e-9
+    # "Four decimals": each weight within one unit of the fourth decimal, so that a
+    # hand computation that rounds on the way (sqrt(2) as 1.4142, the scores to four
+    # decimals) keeps its marks: half a unit alone fails an entry whose exact value
+    # lies near a rounding midpoint. An output from such weights (and rounded itself)
+    # within 1e-4 (1 + sum_j |V_jk|). The mistakes are off by far more.
+    tol_out = 1e-4 * (1 + np.abs(v).sum(axis=0)) + 1e-9
     for name, a, o, scale in (
         ("scaled", a_s, out_s, 1 / np.sqrt(d_k)),
         ("raw", a_r, out_r, 1.0),
@@ -399,7 +402,7 @@ def abh_q3b_values(a_s, out_s, a_r, out_r, variant):
         e = np.exp(z - z.max(axis=1, keepdims=True))
         weights = e / e.sum(axis=1, keepdims=True)  # row-wise softmax
         np.testing.assert_allclose(
-            np.asarray(a, dtype=float), weights, rtol=0, atol=5e-5 + 1e-9, err_msg=name
+            np.asarray(a, dtype=float), weights, rtol=0, atol=1e-4 + 1e-9, err_msg=name
         )
         assert np.all(np.abs(np.asarray(o, dtype=float) - weights @ v) <= tol_out), name
 
@@ -432,6 +435,11 @@ QUESTIONS["ex-abh-q3b"] = {
         "attnsig.attention.scaled_dot_product_attention",
         "attnsig._attention_core._scaled_dot_product",
         "attnsig._attention_core._attend",
+        # one query or several at once, the same attention: a one-line answer too
+        "attnsig.heads.single_head_output",
+        "attnsig.heads.attention_weights",
+        "attnsig.heads.multi_head_output",
+        "attnsig.heads._single_head",
     ],
     "builds_in_cells": True,
     "describe": (

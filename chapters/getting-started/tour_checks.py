@@ -74,6 +74,9 @@ QUESTIONS["ex-tour-1d"] = {
         "attnsig._signature_numpy.signature",
         "attnsig._signature_numpy.signature_horner",
         "attnsig._signature_numpy.signature_meet_in_middle",
+        # private, but one line each: a segment's signature, and the reference route
+        "attnsig.signature._segment_exponential",
+        "attnsig.signature._signature_reference",
     ],
     "describe": (
         "signature_term(a, k): the level-k term of the signature of X_t = a t, k >= 1"

@@ -184,8 +184,8 @@ def sigch_ex_recall_form(reconstruct_increment, fourier_from_terms):
 
 
 def sigch_ex_recall_reconstruction(reconstruct_increment):
-    """reconstruct_increment does not recover the path from its terms: the least-
-    squares fit on the polynomial basis.
+    """reconstruct_increment does not recover the path from its terms: the
+    least-squares fit on the polynomial basis.
     """
 
     import math

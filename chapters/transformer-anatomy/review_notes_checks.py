@@ -291,8 +291,8 @@ def tr_causal_shapes(torch_bool_mask, additive, T):
 
 
 def tr_causal_masks(torch_bool_mask, additive, variant):
-    """A mask has the wrong convention: True, or -inf (any value below -1e4 works the
-    same), must mark the future positions only.
+    """A mask is wrong for your T tokens: True, or -inf (any value below -1e4 works
+    the same), must mark exactly the future positions.
     """
 
     import numpy as np
@@ -383,15 +383,18 @@ def tr_dropout_form(row, dropped, sums_to_one):
 
 
 def tr_dropout_dropout(row, dropped, sums_to_one, variant):
-    """The dropout row is wrong: kept entries must be rescaled so that the mean is
-    kept, not the sum.
+    """The samples are not inverted dropout of row with your p (kept entries rescaled
+    so that the mean is kept, not the sum), or sums_to_one does not say what they do.
     """
 
     import numpy as np
 
     p, d = variant["p"], np.asarray(dropped, dtype=float)
     w = np.asarray(row, dtype=float)
-    assert sums_to_one is False
+    # A boolean in any form: Python's, NumPy's (np.all of a comparison) or torch's
+    # (read back as a 0-d array); None, 0 or a string is no answer.
+    answer = np.asarray(sums_to_one)
+    assert answer.shape == () and answer.dtype == bool and not answer
     # Every entry is dropped (0) or kept and scaled up by 1 / (1 - p); the tolerance
     # admits float32 samples (torch's default), far below the factor 1 / (1 - p).
     kept = np.isclose(d, w / (1 - p), rtol=1e-6, atol=0)

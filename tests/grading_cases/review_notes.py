@@ -151,6 +151,33 @@ def dropout_of_a_causal_row_in_float32(variant):
     return {"row": row.numpy(), "dropped": dropped.numpy(), "sums_to_one": False}
 
 
+def dropout_judged_by_numpy(variant):
+    """sums_to_one computed from the samples: a NumPy boolean, not Python's."""
+    import numpy as np
+
+    found = dropout_with_a_boolean_mask(variant)
+    found["sums_to_one"] = np.all(np.isclose(found["dropped"].sum(axis=1), 1))
+    assert type(found["sums_to_one"]) is np.bool_
+    return found
+
+
+def dropout_judged_by_torch(variant):
+    """sums_to_one a torch boolean tensor, which the grader reads back as a 0-d
+    NumPy array."""
+    import torch
+
+    found = dropout_with_torch(variant)
+    dropped = torch.as_tensor(found["dropped"])
+    found["sums_to_one"] = (dropped.sum(dim=1) == 1).all().numpy()
+    return found
+
+
+def dropout_mistake_no_answer_for_the_sum(variant=None):
+    """Right samples, but None for sums_to_one."""
+    found = dropout_with_a_boolean_mask(variant or {"p": 0.1})
+    return {**found, "sums_to_one": None}
+
+
 ALTERNATIVES = {
     "ex-tr-softmax-axis": [
         rows_by_scipy,
@@ -168,6 +195,11 @@ ALTERNATIVES = {
         dropout_with_a_boolean_mask,
         dropout_with_torch,
         dropout_of_a_causal_row_in_float32,
+        dropout_judged_by_numpy,
+        dropout_judged_by_torch,
     ],
 }
-MISTAKES = {"ex-tr-scaling": [scaling_mistake_a_phrase]}
+MISTAKES = {
+    "ex-tr-scaling": [scaling_mistake_a_phrase],
+    "ex-tr-dropout": [dropout_mistake_no_answer_for_the_sum],
+}

@@ -113,6 +113,21 @@ def maps_exact_with_sympy(variant):
     return found
 
 
+def maps_by_hand_rounding_on_the_way(variant):
+    """By hand to four decimals: sqrt(2) as 1.4142, the scaled scores rounded to four
+    decimals, then the weights, the outputs from the rounded weights, all rounded."""
+    import numpy as np
+
+    q, k, v = _floats(variant)
+    found = _context(variant)
+    for tag, divide in (("s", 1.4142), ("r", 1.0)):
+        z = np.round(q @ k.T / divide, 4)
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        a = np.round(e / e.sum(axis=1, keepdims=True), 4)
+        found[f"a_{tag}"], found[f"out_{tag}"] = a, np.round(a @ v, 4)
+    return found
+
+
 def reading_the_scaled_map(variant):
     """Each row's largest weight, 1-based."""
     found = maps_to_four_decimals_by_hand(variant)
@@ -156,6 +171,10 @@ MISTAKES = {"ex-abh-q3b": [scaled_by_1_over_d_k]}
 ALTERNATIVES = {
     "ex-abh-q2a1": [variance_by_simulation_float32, variance_exact],
     "ex-abh-q3a": [products_as_sympy_from_floats, products_as_fractions_by_hand],
-    "ex-abh-q3b": [maps_to_four_decimals_by_hand, maps_exact_with_sympy],
+    "ex-abh-q3b": [
+        maps_to_four_decimals_by_hand,
+        maps_exact_with_sympy,
+        maps_by_hand_rounding_on_the_way,
+    ],
     "ex-abh-q3d": [reading_the_scaled_map, reading_the_raw_map],
 }
