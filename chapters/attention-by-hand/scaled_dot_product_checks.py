@@ -33,7 +33,7 @@ def abh_q2a1_variance_grows_like_dk(dims, score_var):
     v = np.asarray(score_var, dtype=float)
     # Var(q.k) = d_k. With the minimum of 5000 pairs the sample variance's relative
     # SD is sqrt((kurtosis - 1) / 5000) = 0.04 at d_k = 1 (kurtosis 3 + 6/d_k): 0.2
-    # is 5 SDs (0.15 failed 1 honest simulation in 7000 at d_k = 1), while the
+    # is 5 SDs (0.15 failed about 1 honest simulation in 4000 at d_k = 1), while the
     # standard deviation or the scaled variance is off by a factor sqrt(d_k) or d_k.
     assert np.all(np.abs(v / d - 1) < 0.2)
 
