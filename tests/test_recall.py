@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -422,3 +423,37 @@ def test_the_scale_is_checked_once(monkeypatch, model3):
     calls.clear()
     R.run(model3, ["A6B8C3B?", "A6B8C3C?"], (1.0, np.array([2.0, 3.0])))
     assert calls == ["scale[0]", "scale[1]"]
+
+
+def test_fast_readout_is_the_traced_one():
+    # logits skips the zero weights and runs block 2 for the last row alone: the same
+    # numbers as the trace up to the order of the sums, for any weights.
+    rng = np.random.default_rng(7)
+    for n in [1, 3, 8]:
+        model = R.build_transformer(n)
+        tokens = R.random_tokens(n, 40, rng)
+        for scale in [0.0, 0.3, 2.0, math.inf, (math.inf, 1.5), rng.uniform(0, 4, 40)]:
+            np.testing.assert_allclose(
+                R.logits(model, tokens, scale),
+                R.run(model, tokens, scale).logits[:, -1],
+                rtol=0,
+                atol=1e-15,
+            )
+    model = R.build_transformer(3)
+    d = model.dim
+    dense = dataclasses.replace(
+        model,
+        w_q2=rng.normal(size=(d, d)) / d,
+        ffn1=R.FeedForward(
+            rng.normal(size=(d, 5)),
+            rng.normal(size=5),
+            rng.normal(size=(5, d)),
+            np.ones(d),
+        ),
+    )
+    tokens = R.random_tokens(3, 40, rng)
+    np.testing.assert_allclose(
+        R.logits(dense, tokens, 0.7),
+        R.run(dense, tokens, 0.7).logits[:, -1],
+        atol=1e-12,
+    )

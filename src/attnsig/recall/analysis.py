@@ -9,7 +9,14 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_float_array, check_instance, check_scalar
-from .model import Transformer, _check_one_scale, _check_scale, _last_logits, embed
+from .model import (
+    Transformer,
+    _check_one_scale,
+    _check_scale,
+    _last_logits,
+    _LastLogits,
+    embed,
+)
 from .task import (
     _MAX_CANONICAL_PAIRS,
     _answers,
@@ -189,11 +196,11 @@ def critical_scales(
             first_block_scale, "first_block_scale", model.dim, len(tokens)
         )
     expected = _answers(tokens, model.num_pairs)
-    x0 = embed(model, tokens)
+    readout = _LastLogits(model, embed(model, tokens))  # block 1 kept if `first` is set
 
     def correct(scales: np.ndarray) -> np.ndarray:  # (B,) finite scales >= 0
         pair = (scales, scales) if first_block_scale is None else (first, scales)
-        return _margins(_last_logits(model, x0, pair), expected) > 0
+        return _margins(readout(pair), expected) > 0
 
     lo = np.zeros(len(expected))
     hi = np.full(len(expected), float(upper))

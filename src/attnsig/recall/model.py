@@ -425,6 +425,119 @@ def _trace(
     )  # fmt: skip
 
 
+def _runs(indices: np.ndarray) -> list[tuple[slice, slice]]:
+    """Sorted ``indices`` as runs of consecutive ones: (in ``indices``, in the axis)."""
+    breaks = np.flatnonzero(np.diff(indices) != 1) + 1
+    starts = np.r_[0, breaks]
+    stops = np.r_[breaks, len(indices)]
+    return [
+        (slice(i, j), slice(int(indices[i]), int(indices[j - 1]) + 1))
+        for i, j in zip(starts, stops, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class _Support:
+    """Where a weight matrix ``w`` (m, k) is nonzero: rows, column runs, ``w`` there."""
+
+    rows: np.ndarray
+    col_runs: list[tuple[slice, slice]]
+    block: np.ndarray
+    width: int
+
+
+def _support(w: np.ndarray) -> _Support:
+    nonzero = w != 0
+    rows = np.flatnonzero(nonzero.any(axis=1))
+    cols = np.flatnonzero(nonzero.any(axis=0))
+    return _Support(rows, _runs(cols), w[np.ix_(rows, cols)], w.shape[1])
+
+
+def _times(x: np.ndarray, support: _Support) -> np.ndarray:
+    """``x @ w`` for finite ``x`` (..., m) and ``support = _support(w)``: (..., k).
+
+    Only the products that can be nonzero are formed; the weights of the construction
+    are mostly zero. A dropped term is an exact zero, so where at most two terms of a
+    sum are nonzero (every projection and network of the construction on its inputs)
+    the result equals the dense product bit for bit.
+    """
+    flat = x.reshape(-1, x.shape[-1])  # (N, m)
+    product = np.take(flat, support.rows, axis=1) @ support.block  # (N, nonzero cols)
+    out = np.zeros((len(flat), support.width))
+    for part, cols in support.col_runs:  # a few runs of columns: slice copies
+        out[:, cols] = product[:, part]
+    return out.reshape(*x.shape[:-1], support.width)
+
+
+@dataclass(frozen=True)
+class _Sparse:
+    """The nonzero parts of a model's weights, found once for many forward passes."""
+
+    qkv1: _Support  # of [w_q1 | w_k1 | w_v1]
+    ffn1_in: _Support
+    ffn1_out: _Support
+    kv2: _Support  # of [w_k2 | w_v2]
+    q2: _Support
+
+
+def _sparse(model: Transformer) -> _Sparse:
+    return _Sparse(
+        _support(np.concatenate([model.w_q1, model.w_k1, model.w_v1], axis=1)),
+        _support(model.ffn1.w_in),
+        _support(model.ffn1.w_out),
+        _support(np.concatenate([model.w_k2, model.w_v2], axis=1)),
+        _support(model.w_q2),
+    )
+
+
+class _LastLogits:
+    """The read-out at the last position, for many scales of one batch (private).
+
+    What does not depend on the scale (the embedding's projections of block 1, and all
+    of block 1 when its scale is fixed) is computed once. The products skip the zero
+    weights (:func:`_times`); everything else is the arithmetic of :func:`_trace`.
+    """
+
+    def __init__(self, model: Transformer, x0: np.ndarray) -> None:
+        self.model, self.x0, self.sparse = model, x0, _sparse(model)
+        d = model.dim
+        qkv1 = _times(x0, self.sparse.qkv1)  # (B, T, 3d)
+        self.qkv1 = qkv1[..., :d], qkv1[..., d : 2 * d], qkv1[..., 2 * d :]
+        self._block1_at: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _x1(self, scale1: np.ndarray) -> np.ndarray:
+        """Block 1's output (B, T, d) at a checked scale."""
+        if self._block1_at is not None and self._block1_at[0] is scale1:
+            return self._block1_at[1]
+        model, sparse = self.model, self.sparse
+        attention1, _ = _attention(*self.qkv1, scale1)
+        residual1 = attention1
+        residual1 += self.x0
+        # The network of block 1 and its residual, in place on fresh arrays.
+        hidden = _times(residual1, sparse.ffn1_in)
+        hidden += model.ffn1.b_in
+        np.maximum(hidden, 0.0, out=hidden)
+        x1 = _times(hidden, sparse.ffn1_out)
+        x1 += model.ffn1.b_out
+        x1 += residual1
+        self._block1_at = (scale1, x1)
+        return x1
+
+    def __call__(self, scales: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The read-out (B, 37) at checked scales (block 1, block 2)."""
+        model, sparse = self.model, self.sparse
+        scale1, scale2 = scales
+        x1 = self._x1(scale1)
+        kv2 = _times(x1, sparse.kv2)  # (B, T, 2d)
+        k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
+        last = x1[:, -1:]  # (B, 1, d)
+        q_last = _times(last, sparse.q2)
+        attention_last, _ = _attention(q_last, k2, v2, scale2, causal=False)
+        residual_last = last + attention_last
+        x2_last = residual_last + model.ffn2(residual_last)
+        return x2_last[:, 0] @ model.w_out  # (B, 37)
+
+
 def _last_logits(
     model: Transformer, x0: np.ndarray, scales: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
@@ -433,15 +546,7 @@ def _last_logits(
     The last query row sees every position and no other row of block 2 influences it, so
     block 2 runs for that row alone.
     """
-    scale1, scale2 = scales
-    x1 = _block1(model, x0, scale1)[-1]
-    kv2 = x1 @ np.concatenate([model.w_k2, model.w_v2], axis=1)  # (B, T, 2d)
-    k2, v2 = kv2[..., : model.dim], kv2[..., model.dim :]
-    last = x1[:, -1:]  # (B, 1, d)
-    attention_last, _ = _attention(last @ model.w_q2, k2, v2, scale2, causal=False)
-    residual_last = last + attention_last
-    x2_last = residual_last + model.ffn2(residual_last)
-    return x2_last[:, 0] @ model.w_out  # (B, 37)
+    return _LastLogits(model, x0)(scales)
 
 
 def run(
