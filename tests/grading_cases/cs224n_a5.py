@@ -89,6 +89,19 @@ def average_by_least_squares_and_softmax():
     return {"average_query": average_query, "outside_weight": outside_weight}
 
 
+def average_by_complement():
+    """The outside weight as one minus the pair's weight (0.0 at large beta)."""
+    import numpy as np
+
+    def average_query(keys, a, b, beta):
+        return beta * (np.asarray(keys[a]) + np.asarray(keys[b]))
+
+    def outside_weight(beta, n):
+        return 1 - 2 * math.exp(beta) / (2 * math.exp(beta) + n - 2)
+
+    return {"average_query": average_query, "outside_weight": outside_weight}
+
+
 def noisy_small_by_hand(variant):
     """The scores wanted (30 on a and b, 0 elsewhere) mapped back through the
     orthogonal matrix of the means: q = M^T s, as lists."""
@@ -228,7 +241,11 @@ def two_heads_by_the_reduced_model(variant):
 
 ALTERNATIVES = {
     "ex-a5-copy": [copy_by_formula, copy_by_bisection, copy_to_four_decimals],
-    "ex-a5-average": [average_by_formula, average_by_least_squares_and_softmax],
+    "ex-a5-average": [
+        average_by_formula,
+        average_by_least_squares_and_softmax,
+        average_by_complement,
+    ],
     "ex-a5-noisy-small": [noisy_small_by_hand, noisy_small_by_least_squares],
     "ex-a5-two-heads": [two_heads_by_hand, two_heads_longer_as_lists],
     "ex-a5-kqv-identity": [identity_by_running_attention, identity_by_hand],
