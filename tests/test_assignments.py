@@ -358,6 +358,13 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     ]
     with (tmp_path / "sheet.csv").open("w", newline="") as fh:
         csv.writer(fh).writerows(sheet)
+    # Running `rubric` again (a late upload) keeps the points typed so far.
+    (out / "rubric" / "rubric-sheet.csv").write_bytes(
+        (tmp_path / "sheet.csv").read_bytes()
+    )
+    grading.rubric_pages(c["dest"], c["subs"], out / "rubric", pdf=False)
+    again = list(csv.reader((out / "rubric" / "rubric-sheet.csv").open()))
+    assert sorted(again) == sorted(sheet)
     (tmp_path / "roster.csv").write_text("id,name\nsolution,A\nstudent,B\nabsent,C\n")
     rows = {
         r["id"]: r

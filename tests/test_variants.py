@@ -353,3 +353,28 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
         test = ExceptionTestFile.from_string(source, "tiny_sum.py")
         test.run({"total": total, "variant": forged})
         assert test.passed_all == passed, total
+
+
+def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
+    """A rubric sheet saved by a spreadsheet (byte-order mark, `;`, decimal comma)
+    merges; the rubric row that counts is the counted submission's, and a student
+    whose submission has no row is told so; a cell that is not a number is named."""
+    rows = [
+        {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": 1.0, "total": 1}
+        for s in ("ann_v2", "bo")
+    ]
+    grading.write_table(rows, tmp_path / "scores.csv")
+    (tmp_path / "roster.csv").write_text("id,name\nann,A\nbo,B\n")
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text(
+        "\ufeffsubmission;q: proof (2)\n(points);2\nann;2\nann_v2;1,5\nbo_old;2\n",
+        encoding="utf-8",
+    )
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv")  # fmt: skip
+    got = {g["id"]: (g["q"], g["note"]) for g in grades}
+    assert got == {"ann": (2.5, ""), "bo": (1.0, "no rubric row for bo")}
+    sheet.write_text("submission,q: proof (2)\n(points),2\nann_v2,two\n")
+    with pytest.raises(ValueError, match="row 'ann_v2', column 'q: proof \\(2\\)'"):
+        grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                      tmp_path / "g.csv")  # fmt: skip

@@ -91,14 +91,24 @@ def can_sandbox() -> bool:
 
 # Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
 # /dev/shm, the scratch directory (the current one) at /tmp/work, and the hidden
-# directories ($1, ...) covered by empty file systems.
+# directories ($1, ...) covered by empty file systems. The folders of /tmp that hold
+# the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in /tmp) are opened before
+# /tmp is covered and bound back read-only, hidden directories included.
 _SANDBOX = """
 set -e
 for m in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do
     mount -o remount,bind,ro "$m" 2>/dev/null || true
 done
 for d in "$@"; do mount -t tmpfs -o ro,size=4k none "$d" 2>/dev/null || true; done
+fd=3
+for k in $ATTNSIG_KEEP; do eval "exec $fd<\\"\\$k\\""; fd=$((fd + 1)); done
 mount -t tmpfs -o size=1g none /tmp
+fd=3
+for k in $ATTNSIG_KEEP; do
+    mkdir -p "$k" && mount -c --rbind "/proc/self/fd/$fd" "$k"
+    mount -o remount,bind,ro "$k"
+    eval "exec $fd<&-"; fd=$((fd + 1))
+done
 mount -t tmpfs -o size=64m none /dev/shm 2>/dev/null || true
 mkdir /tmp/work && mount -c --bind /proc/self/cwd /tmp/work && cd /tmp/work
 mount -o remount,bind,rw /tmp/work
@@ -243,7 +253,22 @@ def sandbox_env(scratch: str) -> dict[str, str]:
     env.update(MPLBACKEND="Agg", ATTNSIG_DISABLE_NUMBA="1", JUPYTER_PLATFORM_DIRS="1")
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.update(ATTNSIG_PYTHON=sys.executable, ATTNSIG_RUNNER=_RUNNER)
+    env["ATTNSIG_KEEP"] = " ".join(kept_in_tmp())
     return env
+
+
+def kept_in_tmp() -> list[str]:
+    """The top folders of /tmp that hold the Python, the book or attnsig: the sandbox
+    covers /tmp, and a clone or venv there must stay visible (read-only)."""
+    import attnsig
+
+    tmp = Path("/tmp").resolve()
+    found = set()
+    for p in (sys.prefix, sys.base_prefix, sys.executable, ROOT, attnsig.__file__):
+        parts = Path(p).resolve().parts
+        if parts[: len(tmp.parts)] == tmp.parts and len(parts) > len(tmp.parts):
+            found.add(str(tmp / parts[len(tmp.parts)]))
+    return sorted(found)[:4]  # file descriptors 3 to 6
 
 
 def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
@@ -1185,8 +1210,17 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
         to_pdf(pages)
     items = [(f"{q['name']}: {item}", p) for q in qs for item, p in q["items"]]
     rows = [{"submission": "(points)"} | {k: f"{p:g}" for k, p in items}]
-    rows += [{"submission": stem} for stem in spans]
-    write_csv(rows, out / "rubric-sheet.csv", ["submission", *dict(items)])
+    # A sheet filled in earlier keeps its points: a new notebook gets a new row, and a
+    # removed one keeps its row (merge reads the row of the submission it counts).
+    sheet = out / "rubric-sheet.csv"
+    kept = (
+        {r["submission"]: r for r in read_sheet(sheet, False)[1:]}
+        if sheet.exists()
+        else {}
+    )
+    rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
+    rows += list(kept.values())
+    write_csv(rows, sheet, ["submission", *dict(items)])
     return pages
 
 
@@ -1213,11 +1247,34 @@ def _stem(submission: str) -> str:
     return submission.removesuffix(".ipynb")
 
 
+def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
+    """A rubric sheet as saved by a spreadsheet (a byte-order mark, `;` or `,`
+    between cells, a decimal comma), points as floats; a cell that is not a number
+    raises a ValueError naming its row and column."""
+    text = Path(path).read_text(encoding="utf-8-sig")
+    first = text.partition("\n")[0]
+    sep = ";" if first.count(";") > first.count(",") else ","
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
+    if rows and "submission" not in rows[0]:
+        raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
+    for r in rows[1:] if numbers else ():
+        for col, cell in r.items():
+            if col == "submission" or not (cell or "").strip():
+                r[col] = r[col] if col == "submission" else 0.0
+                continue
+            try:
+                r[col] = float(cell.strip().replace(",", "."))
+            except ValueError:
+                where = f"{path}: row {r['submission']!r}, column {col!r}"
+                raise ValueError(f"{where}: {cell!r} is not a number") from None
+    return rows
+
+
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
     auto = list(csv.DictReader(scores.open()))
-    hand = list(csv.DictReader(sheet.open()))[1:] if sheet and sheet.exists() else []
+    hand = read_sheet(sheet)[1:] if sheet else []
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
     students = read_roster(roster)
@@ -1240,13 +1297,20 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     rows = []
     for student, sid in zip(students, ids, strict=True):
         row = {"id": sid, "name": student.get("name", "")}
-        (a, several), h = of(auto, sid), of(hand, sid)[0] or {}
+        a, several = of(auto, sid)
         a = a or {}
+        # the rubric row of the submission that counts, not of one removed since
+        counted = _stem(a.get("submission", ""))
+        h = next((r for r in hand if _stem(r["submission"]) == counted), {})
         status = a.get("status", "no submission")
         row["note"] = several or ("" if status == "ok" else status)
+        if a and hand and not h:
+            row["note"] = "; ".join(
+                filter(None, [row["note"], f"no rubric row for {counted}"])
+            )
         for q in dict.fromkeys(qcols + hq):
             pts = float(a.get(q) or 0)
-            pts += sum(float(h.get(c) or 0) for c in hcols if c.startswith(f"{q}: "))
+            pts += sum(h.get(c) or 0 for c in hcols if c.startswith(f"{q}: "))
             row[q] = round(pts, 6)
         row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
@@ -1371,6 +1435,11 @@ def run_command(args) -> int:
         print(f"{len(pages)} rubric pages and rubric-sheet.csv -> {out}")
     else:
         sheet = args.rubric or graded / "rubric" / "rubric-sheet.csv"
+        if args.rubric and not args.rubric.exists():
+            raise SystemExit(f"no rubric sheet at {args.rubric}")
+        if not sheet.exists():
+            print(f"no rubric sheet at {sheet}: the grades hold the auto points only")
+            sheet = None
         rows = merge(graded / "scores.csv", args.roster, sheet, graded / "grades.csv")
         print(f"final grades of {len(rows)} students -> {graded / 'grades.csv'}")
     return 0
