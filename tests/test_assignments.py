@@ -528,6 +528,8 @@ def test_verdict_tables_parse():
     prompt = assignments._claims_prompt([("1", "right"), ("2", "wrong")])
     assert prompt.startswith("The claims to judge are the exercise's claims 1 to 2,")
     assert "\n" not in prompt
+    prompt = assignments._claims_prompt([("a", "right")], variants=True)
+    assert "judge them on those, not on your own numbers" in prompt.splitlines()[0]
     with pytest.raises(ValueError, match="should start with one of"):
         assignments.verdict_of("fine, mostly")
     with pytest.raises(ValueError, match="cells, the header"):

@@ -258,7 +258,7 @@ def master_notebook(nb, name: str, path: Path):
             qconf["manual" if manual else "all_or_nothing"] = True
         cells += [_raw("# BEGIN QUESTION\n" + _yaml(qconf)), _clean(cell)]
         if q["claims"]:
-            cells.append(_md(_claims_prompt(q["claims"])))
+            cells.append(_md(_claims_prompt(q["claims"], bool(after))))
         cells.append(_raw("# BEGIN SOLUTION"))
         block = nb.cells[q["start"] : q["stop"]]
         code = [
@@ -308,15 +308,21 @@ def _is_explorer(cell) -> bool:
     )
 
 
-def _claims_prompt(claims: list[tuple[str, str]]) -> str:
+def _claims_prompt(claims: list[tuple[str, str]], variants: bool = False) -> str:
     """The numbered claims; when the table gives every claim by its number alone, one
-    line that says where the statement quotes them."""
+    line that says where the statement quotes them. With variants, a reminder that the
+    claims are about the sheet's (the book's) numbers."""
+    book = (
+        " The claims are about the sheet's numbers, which the book uses (variant 0): "
+        "judge them on those, not on your own numbers."
+    ) * variants
     if all(claim == str(i) for i, (claim, _) in enumerate(claims, 1)):
         return (
             f"The claims to judge are the exercise's claims 1 to {len(claims)}, "
             "quoted after this question's cells; `verdicts` below keeps their numbers."
+            + book
         )
-    lines = ["The claims to judge, numbered as in `verdicts` below:", ""]
+    lines = ["The claims to judge, numbered as in `verdicts` below:" + book, ""]
     for i, (claim, _) in enumerate(claims, 1):
         said = f"claim {i} of the exercise" if claim == str(i) else claim
         lines.append(f"{i}. {said.replace(chr(92) + '|', '|')}")
