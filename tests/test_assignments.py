@@ -119,6 +119,15 @@ def _prepare(path, tmp) -> dict:
         cheat, _ = _with_mistakes(solution, {"abh_q3b": auto["abh_q3b"]}, 0)
         cheat.cells.insert(2, nbformat.v4.new_code_cell(PATCH_NUMPY))
         nbformat.write(cheat, subs / "patches-numpy.ipynb")
+        # q3b's answers made by a package layer in its cells (the solution's removed)
+        from tests.grading_cases.scaled_dot_product import PACKAGE
+
+        layer = copy.deepcopy(solution)
+        check = 'grader.check("abh_q3b")'
+        at = next(i for i, c in enumerate(layer.cells) if c.source.strip() == check)
+        cell = f"del a_s, out_s, a_r, out_r\n{PACKAGE['ex-abh-q3b'][1][0]}"
+        layer.cells.insert(at, nbformat.v4.new_code_cell(cell))
+        nbformat.write(layer, subs / "uses-package.ipynb")
         raises = copy.deepcopy(student)
         stub = next(c for c in raises.cells if "\nQ = ..." in f"\n{c.source}")
         stub.source = f"{RAISE}\n{stub.source}"
@@ -311,13 +320,18 @@ def test_crash_and_huge_output(batch):
 
 def test_cheating_gains_nothing(batch):
     """Rewriting the check files, or making NumPy's comparisons pass everything, does
-    not change a score: the checks run in another interpreter, out of reach."""
+    not change a score: the checks run in another interpreter, out of reach. A package
+    layer in a build-it-yourself question's cells is stopped there."""
     c = _chapter(batch, "scaled-dot-product")
     assert batch["checks_kept"], "a submission changed the checks"
     assert float(c["table"]["rewrites-tests.ipynb"]["total"]) == 0
     patched = c["table"]["patches-numpy.ipynb"]
     assert float(patched["abh_q3b"]) == 0, "a wrong answer scored with NumPy patched"
     assert float(patched["abh_q3a"]) == 3
+    layer = c["table"]["uses-package.ipynb"]  # MultiHeadAttention for q3b: blocked
+    assert float(layer["abh_q3b"]) == 0 and float(layer["abh_q3a"]) == 3
+    text = (c["subs"] / "graded" / "feedback" / "uses-package.md").read_text()
+    assert "MultiHeadAttention.from_weights is not available" in text
 
 
 def test_feedback_names_what_is_wrong_without_answers(batch):

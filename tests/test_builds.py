@@ -87,12 +87,15 @@ def _first_alternative(stem: str, label: str) -> dict:
 
 
 def test_builds_name_package_functions():
-    """Each blocked name is a function of attnsig that the stub can replace."""
+    """Each blocked name is a function of attnsig (or a method of its class) that the
+    stub can replace."""
+    import pkgutil
+
     for stem, label in BUILDS:
         for dotted in load_checks(CHAPTERS[stem])[label]["builds"]:
-            module, _, attr = dotted.rpartition(".")
-            function = getattr(importlib.import_module(module), attr)
-            assert module.split(".")[0] == "attnsig" and function.__closure__ is None
+            function = pkgutil.resolve_name(dotted)
+            function = getattr(function, "__func__", function)
+            assert dotted.split(".")[0] == "attnsig" and function.__closure__ is None
             assert hasattr(function, "__code__"), dotted
 
 
@@ -129,6 +132,51 @@ def test_calling_the_package_scores_zero(stem, label):
     free["possible"] = sum(tc.points for tc in free["cases"])
     got = grading.judge_answers(free, answers)
     assert got["hints"] == [], got["log"]
+
+
+PACKAGE = [
+    (stem, label, k)
+    for stem in CHAPTERS
+    for label, (_, cells) in getattr(
+        importlib.import_module(f"tests.grading_cases.{stem.replace('-', '_')}"),
+        "PACKAGE",
+        {},
+    ).items()
+    for k in range(len(cells))
+]
+
+
+@pytest.mark.parametrize(("stem", "label", "k"), PACKAGE)
+def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
+    """An answer cell of tests/grading_cases (`PACKAGE`) that computes a value answer
+    with the package: unblocked it earns full marks; with the question's blocks (the
+    graded run's answer cells) it stops at the package call, and the public check
+    names the function at once."""
+    import IPython
+
+    module = importlib.import_module(f"tests.grading_cases.{stem.replace('-', '_')}")
+    names_of, cells = module.PACKAGE[label]
+    q = _question(stem, label)
+    variants = load_variants(CHAPTERS[stem])
+    draw = variants[q["spec"]["variant"]]["draw"](1) if variants else None
+    env = names_of(draw)
+    exec(cells[k], env)
+    answers = {a: env[a] for a in q["spec"]["answer"]}
+    check = grading.check_of(q["name"], q["spec"])
+    got = grading.judge_answers(check, answers, 1)
+    assert got["score"] == q["spec"]["points"], got["log"]
+    restore = grading.blocking(q["spec"]["builds"], q["name"])
+    try:
+        with pytest.raises(NotImplementedError, match=MESSAGE):
+            exec(cells[k], names_of(draw))
+    finally:
+        restore()
+    public = {}
+    exec(compile(grading.builds_check(q["name"], q["spec"]), "c.py", "exec"), public)
+    shell = type("Shell", (), {"user_ns": {**names_of(draw), "In": ["", cells[k]]}})()
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    with pytest.raises(AssertionError, match=MESSAGE):
+        public[f"{q['name']}_builds"](*answers.values())
 
 
 # --- A graded run in the sandbox: the answer cells and the checks' calls

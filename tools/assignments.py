@@ -64,7 +64,8 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   (`tools.questions.variant_check`, `tools.grading.with_seed`); the rules: CONTRIBUTING.
   A question that asks the student to build what the package provides lists those
   functions, `"builds": ["attnsig.bounds.copy_gap", ...]` (every name a student may
-  reach them by that is a different function object, such as a private fast path):
+  reach them by that is a different function object, such as a private fast path; a
+  class's methods as "attnsig.attention.MultiHeadAttention.__call__"):
   the graded run blocks them while a check calls the question's function answers
   and, with `"builds_in_cells": True` (a value answer), while its answer cells run;
   the question gets a public check that warns at once (`tools.grading.blocking`).

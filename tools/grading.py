@@ -418,9 +418,10 @@ class Session:
 
 
 def blocking(names, question):
-    """Replace the functions `names` (dotted, "attnsig.bounds.copy_gap") by a stub that
-    raises "<name> is not available for question <question>: build it yourself", and
-    return the function that puts them back.
+    """Replace the functions `names` (dotted, "attnsig.bounds.copy_gap", or a class's
+    method or classmethod, "attnsig.attention.MultiHeadAttention.__call__") by a stub
+    that raises "<name> is not available for question <question>: build it yourself",
+    and return the function that puts them back.
 
     The function object keeps its identity and gets the stub's code, so that every
     reference to it (a module attribute, an alias or re-export, a name the notebook
@@ -428,14 +429,14 @@ def blocking(names, question):
     (another package function using it) still reaches the original. Runs in the
     grading kernel (its source is sent there) and in the judge's tests.
     """
-    import importlib
+    import pkgutil
     import types
 
     undo = []
     for dotted in names:
-        module_name, _, attr = dotted.rpartition(".")
-        try:
-            function = getattr(importlib.import_module(module_name), attr)
+        try:  # the longest importable module, then attributes
+            function = pkgutil.resolve_name(dotted)
+            function = getattr(function, "__func__", function)  # a classmethod's
             code = function.__code__
         except (ImportError, AttributeError):
             continue
@@ -476,8 +477,8 @@ _BUILDS_CHECK = '''
 def {name}_builds({args}):
     """An answer calls the package's own function instead of building it."""
     import functools
-    import importlib
     import inspect
+    import pkgutil
     import re
     import types
 
@@ -485,13 +486,15 @@ def {name}_builds({args}):
     in_cells = {in_cells!r}
     answers = {answers!r}
     message = "{{}} is not available for question {name}: build it yourself"
-    targets = {{}}
+    targets = {{}}  # dotted: (what an answer names, its name); a method: its class
     for dotted in blocked:
-        module, _, attr = dotted.rpartition(".")
         try:
-            targets[dotted] = getattr(importlib.import_module(module), attr)
+            owner = pkgutil.resolve_name(dotted.rpartition(".")[0])
+            found = pkgutil.resolve_name(dotted)
         except (ImportError, AttributeError):
-            pass
+            continue
+        named = owner if isinstance(owner, type) else found
+        targets[dotted] = named, dotted.split(".")[-1 - (named is owner)]
 
     def names_of(code):
         found, stack = set(code.co_freevars), [code]
@@ -515,8 +518,7 @@ def {name}_builds({args}):
         package = any(
             inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig" for h in held
         )
-        for dotted, target in targets.items():
-            short = dotted.rpartition(".")[2]
+        for dotted, (target, short) in targets.items():
             if any(h is target for h in held) or short in names and package:
                 return dotted
         helpers = [h for h in held[1:] if inspect.isfunction(h) and h is not f]
@@ -540,12 +542,14 @@ def {name}_builds({args}):
         head = r"^[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"
         binds = re.compile(head + answer + r"\\b[^=\\n]*=(?!=)", re.M)
         cell = next((c for c in reversed(history) if binds.search(c)), "")
-        for dotted in targets:
-            short = dotted.rpartition(".")[2]
-            if re.search(rf"\\bdef\\s+{{short}}\\s*\\(", cell):
+        for dotted, (target, short) in targets.items():
+            if re.search(rf"\\b(def|class)\\s+{{short}}\\b", cell):
                 continue  # the student's own function of that name
             called = rf"\\b{{short}}\\s*\\(|import.*\\b{{short}}\\b"
-            assert not re.search(called, cell), message.format(dotted)
+            called = rf"\\b{{short}}\\b" if isinstance(target, type) else called
+            held = [shell.user_ns.get(w) for w in re.findall(r"\\w+", cell)]
+            held = isinstance(target, type) and any(isinstance(h, target) for h in held)
+            assert not held and not re.search(called, cell), message.format(dotted)
 '''
 
 

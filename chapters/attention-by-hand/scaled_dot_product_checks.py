@@ -440,6 +440,13 @@ QUESTIONS["ex-abh-q3b"] = {
         "attnsig.heads.attention_weights",
         "attnsig.heads.multi_head_output",
         "attnsig.heads._single_head",
+        # a layer with identity projections is the same attention: its way in, any
+        # instance (from_weights builds one through __init__) and both forward paths
+        "attnsig.attention.MultiHeadAttention.__call__",
+        "attnsig.attention.MultiHeadAttention.__init__",
+        "attnsig.attention.MultiHeadAttention.from_weights",
+        "attnsig.attention.MultiHeadAttention._readable_forward",
+        "attnsig._attention_fast.forward",
     ],
     "builds_in_cells": True,
     "describe": (

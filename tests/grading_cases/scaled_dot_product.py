@@ -178,3 +178,56 @@ ALTERNATIVES = {
     ],
     "ex-abh-q3d": [reading_the_scaled_map, reading_the_raw_map],
 }
+
+
+def _notebook_names(variant):
+    """The notebook's names an answer cell of ex-abh-q3b may read, and a layer made
+    outside the question's cells (the chapter makes several)."""
+    import numpy as np
+
+    from attnsig import _attention_fast
+    from attnsig.attention import MultiHeadAttention
+
+    q, k, v = _floats(variant)
+    layer = MultiHeadAttention(2, 1, bias=False)
+    names = {"np": np, "MultiHeadAttention": MultiHeadAttention, "layer": layer}
+    return {**names, "_attention_fast": _attention_fast, "Qn": q, "Kn": k, "Vn": v}
+
+
+# Answer cells that call the package where the question asks to build it, with the
+# notebook names they read: unblocked they earn full marks, in the graded run they
+# score 0 (tests/test_builds.py). A one-head layer with identity projections is the
+# scaled map; sqrt(2) I as the query block takes the scaling back out.
+PACKAGE = {
+    "ex-abh-q3b": (
+        _notebook_names,
+        [
+            "eye = np.eye(2)\n"
+            "mha = MultiHeadAttention.from_weights(np.vstack([eye] * 3), None, eye,"
+            " None, 1)\n"
+            "out_s, w = mha(Qn, Kn, Vn)\na_s = w[0]\n"
+            "raw = MultiHeadAttention.from_weights(\n"
+            "    np.vstack([np.sqrt(2) * eye, eye, eye]), None, eye, None, 1\n)\n"
+            "out_r, w = raw(Qn, Kn, Vn, reference=True)\na_r = w[0]",
+            "mha = MultiHeadAttention(2, 1, bias=False)\n"
+            "mha.in_proj_weight = np.vstack([np.eye(2)] * 3)\n"
+            "mha.out_proj_weight = np.eye(2)\n"
+            "out_s, a_s = mha(Qn, Kn, Vn)\n"
+            "mha.in_proj_weight[:2] *= np.sqrt(2)\n"
+            "out_r, a_r = mha(Qn, Kn, Vn)\na_s, a_r = a_s[0], a_r[0]",
+            "layer.in_proj_weight = np.vstack([np.eye(2)] * 3)\n"
+            "layer.out_proj_weight = np.eye(2)\n"
+            "out_s, a_s = layer(Qn, Kn, Vn, reference=True)\n"
+            "layer.in_proj_weight[:2] *= np.sqrt(2)\n"
+            "out_r, a_r = layer._readable_forward(Qn, Kn, Vn, None, False)\n"
+            "a_s, a_r = a_s[0], a_r[0]",
+            "layer.in_proj_weight = np.vstack([np.sqrt(2) * np.eye(2), np.eye(2),"
+            " np.eye(2)])\n"
+            "layer.out_proj_weight = np.eye(2)\n"
+            "out_r, a_r = _attention_fast.forward(layer, Qn, Kn, Vn, None, False)\n"
+            "qs = Qn / np.sqrt(2)\n"
+            "out_s, a_s = layer._readable_forward(qs, Kn, Vn, None, False)\n"
+            "a_s, a_r = a_s[0], a_r[0]",
+        ],
+    )
+}
