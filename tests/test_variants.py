@@ -341,6 +341,34 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     assert table["zed.ipynb"]["status"] == "unknown-student"
 
 
+def test_grade_says_when_the_roster_has_no_seeds(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """`grade --roster` with a roster whose students have no seed (an LMS export, not
+    the roster `distribute` wrote back): one line says how many, and each of their
+    rows says it was judged on the book's numbers; a chapter without variants leaves
+    the seed column empty."""
+    nb = nbformat.read(TINY, as_version=4)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(nb, subs / "ann_tiny.ipynb")
+    nbformat.write(nb, subs / "bob.ipynb")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,variant\nann,Ann,\nbob,Bob,7\ncy,Cy,\n")
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    command = ["grade", "tiny", str(subs), "--roster", str(roster), "--jobs", "2"]
+    assert grading.main(command) == 0
+    said = "2 roster students have no variant seed: judged on the book's numbers"
+    assert capsys.readouterr().out.count(said) == 1
+    scores = (subs / "graded" / "scores.csv").open()
+    table = {r["submission"]: r for r in csv.DictReader(scores)}
+    assert table["ann_tiny.ipynb"]["reason"] == grading.NO_SEED
+    assert table["bob.ipynb"]["reason"] == "" and table["bob.ipynb"]["seed"] == "7"
+    rows = [{"submission": "ann.ipynb", "reason": "", "seed": ""}]
+    assert grading.flag_unseeded(rows, grading.read_roster(roster)) == 0
+    assert rows[0]["reason"] == ""
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""

@@ -66,6 +66,7 @@ OUT = ROOT / "_build" / "assignments"
 TIMEOUT = 120.0
 STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
 NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
+NO_SEED = "no seed in the roster: judged on the book's numbers"
 NOT_ANSWERED = "not answered yet"
 BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
@@ -1034,6 +1035,7 @@ def grade_many(
         rows = tables[z] = []
         for sub in subs:
             rows.append(row_of(Path(sub).name, results[z, sub], checks))
+            rows[-1]["seed"] = rows[-1]["seed"] if varied else ""  # nothing varies
             if out:
                 result, stem = results[z, sub], Path(sub).stem
                 write_feedback(stem, result, rows[-1], checks, out, varied)
@@ -1379,6 +1381,20 @@ def flag_several(rows: list[dict], ids: list[str]) -> None:
             r["reason"] = "; ".join(filter(None, [r["reason"], said]))
 
 
+def flag_unseeded(rows: list[dict], students: list[dict]) -> int:
+    """In a chapter with variants (its rows carry seeds), say in the reason of each
+    row of a roster student without a seed that it was judged on the book's numbers;
+    how many roster students have none (0 for a chapter without variants)."""
+    ids = [r["id"].strip() for r in students]
+    none = {r["id"].strip() for r in students if not (r.get("variant") or "").strip()}
+    if not any(r["seed"] != "" for r in rows):
+        return 0
+    for r in rows:
+        if student_of(Path(r["submission"]).stem, ids) in none:
+            r["reason"] = "; ".join(filter(None, [r["reason"], NO_SEED]))
+    return len(none)
+
+
 def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
     """Each submission's variant seed from the roster (`student_of`; a student without
     a seed gets 0, the book's numbers); None for a submission of no student."""
@@ -1430,6 +1446,9 @@ def run_command(args) -> int:
         rows = grade(zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds)
         if args.roster:
             flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
+            if n := flag_unseeded(rows, read_roster(args.roster)):
+                print(f"{n} roster students have no variant seed: judged on the book's"
+                      " numbers (is this the roster `distribute` wrote?)")  # fmt: skip
         write_table(rows, graded / "scores.csv")
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
