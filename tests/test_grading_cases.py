@@ -142,6 +142,30 @@ def test_stubs_and_unreadable_answers():
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
 
 
+def test_hints_say_what_the_check_saw():
+    """A function answer that raised: that alone is the hint, not also the docstrings
+    of the checks it failed. An assertion message written out in the check file may
+    say more than the docstring and follows it; a computed one is never shown."""
+    hidden = [
+        'def q_value(f):\n    """f is not the right function."""\n'
+        '    assert f(0) >= 0, "f(0) is negative"\n'
+        '    assert f(1) == 2, f"{f(1)} != 2"',
+        'def q_more(f):\n    """f is wrong elsewhere."""\n    assert f(2) == 3',
+    ]
+    check = grading.check_of("q", {"hidden": hidden})
+
+    def raises(x):
+        raise ValueError("my own error")
+
+    got = grading.judge_answers(check, {"f": raises})
+    assert got["hints"] == ["f raised ValueError: my own error"], got["hints"]
+    got = grading.judge_answers(check, {"f": lambda x: -1})
+    said = ["f is not the right function; f(0) is negative", "f is wrong elsewhere."]
+    assert got["hints"] == said, got["hints"]
+    got = grading.judge_answers(check, {"f": lambda x: x})
+    assert got["hints"] == ["f is not the right function.", "f is wrong elsewhere."]
+
+
 # --- Alternatives and mistakes of the other auto-checked questions
 
 

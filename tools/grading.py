@@ -23,8 +23,9 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
    student's seed, which the judge sets (`with_seed`) from the roster: a submission
    belongs to the roster id its file name starts with (`student_of`; none: the row
    says `unknown-student`), and without a roster every one gets seed 0, the book's.
-3. A hint per failed check, without expected values: the check's `failure_message`,
-   else its assertion message, else the check's name.
+3. A hint per failed check, without expected values: what the answer raised (then
+   alone), else the check's `failure_message` (its docstring) and the assertion's
+   message if the check file writes it out, else that message, or the check's name.
 
 The whole submission has one deadline (`--timeout`, default `TIMEOUT`); past it the
 sandbox's process tree is killed and the row says `timeout`, with the cell it was in.
@@ -656,8 +657,10 @@ class test_case:  # noqa: N801 (otter's name)
 
 
 def load_check(source: str, path: str) -> dict:
-    """An otter test file: its `name`, `cases` (with points resolved as otter does)
-    and `all_or_nothing`."""
+    """An otter test file: its `name`, `cases` (with points resolved as otter does),
+    `all_or_nothing` and the messages its asserts write out (`said`)."""
+    import ast
+
     fake = type(sys)("otter.test_files")
     fake.test_case = test_case
     saved = {k: sys.modules.get(k) for k in ("otter", "otter.test_files")}
@@ -675,9 +678,11 @@ def load_check(source: str, path: str) -> dict:
     for c in cases:
         c.points = share if c.points is None else c.points
     possible = sum(c.points for c in cases)
-    check = {"name": env["name"], "cases": cases, "possible": possible}
+    check = {"name": env["name"], "cases": cases, "possible": possible, "path": path}
     check["all"] = env.get("all_or_nothing")
     check["builds"], check["builds_in_cells"] = builds_of(source)
+    said = [n.msg for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assert)]
+    check["said"] = {m.value for m in said if isinstance(m, ast.Constant)}
     return check
 
 
@@ -701,15 +706,19 @@ def read_checks(autograder_zip: Path) -> dict[str, str]:
         }
 
 
-def hint(tc: test_case, exc: BaseException, path: str) -> str:
-    """What a student may read about a failed check: never an expected value."""
-    if tc.failure_message:
-        return tc.failure_message
+def hint(tc: test_case, exc: BaseException, check: dict) -> str:
+    """What a student may read about a failed check: never an expected value. That
+    the answer raised; else the docstring, followed by the assertion's message where
+    the check file writes it out as a string (it holds nothing computed, and may say
+    more than the docstring)."""
     if isinstance(exc, StudentError):
         return str(exc)
+    literal = isinstance(exc, AssertionError) and str(exc) in check.get("said", ())
+    if tc.failure_message:
+        return joined([tc.failure_message, str(exc)]) if literal else tc.failure_message
     last = traceback.extract_tb(exc.__traceback__)[-1]
     text = str(exc).strip().splitlines()
-    if isinstance(exc, AssertionError) and last.filename == path and text:
+    if isinstance(exc, AssertionError) and last.filename == check["path"] and text:
         return text[0][:200]
     what = tc.name.removeprefix("test_").replace("_", " ")  # test_q_shape: q shape
     if isinstance(exc, AssertionError):
@@ -832,7 +841,7 @@ def judge_question(
         log.append(f"{check['name']}: {joined(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
-    score = 0.0
+    score, raised = 0.0, []  # the answer raised: that alone is the hint
     for tc in check["cases"]:
         try:
             if unread:
@@ -840,12 +849,13 @@ def judge_question(
             tc.func(**{p: env[p] for p in tc.params})
             score += tc.points
         except Exception as exc:
-            out["hints"].append(hint(tc, exc, f"{check['name']}.py"))
+            out["hints"].append(hint(tc, exc, check))
+            raised += [out["hints"][-1]] * isinstance(exc, StudentError)
             detail = "".join(traceback.format_exception(exc)[-6:])
             log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
     if check["all"]:
         score = check["possible"] if len(out["hints"]) == 0 else 0.0
-    out["score"], out["hints"] = score, only_blocked(out["hints"])
+    out["score"], out["hints"] = score, only_blocked(raised or out["hints"])
 
 
 def only_blocked(hints: list[str]) -> list[str]:
