@@ -353,7 +353,8 @@ def test_feedback_names_what_is_wrong_without_answers(batch):
 
 def test_rubric_pages_and_final_grades(batch, tmp_path):
     """Grade by question: a page per rubric question with each student's written
-    answer, a sheet with a column per rubric item, and the merge into final grades."""
+    answer (none for a placeholder left as handed out), a sheet with a column per
+    rubric item, and the merge into final grades."""
     c = _chapter(batch, "scaled-dot-product")
     out = c["subs"] / "graded"
     pages = grading.rubric_pages(c["dest"], c["subs"], out / "rubric", pdf=False)
@@ -364,6 +365,14 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     assert "solution" in page and "(the notebook cannot be read)" in page
     sheet = list(csv.reader((out / "rubric" / "rubric-sheet.csv").open()))
     assert any(first in h for h in sheet[0]) and sheet[1][0] == "(points)"
+    # A written part left as handed out is no answer, not the placeholder's text.
+    rubric = (c["dest"] / "autograder" / "rubric.md").read_text()
+    written = [q for q in grading.rubric_questions(rubric) if not q["manual"]]
+    for q in written:
+        page = (out / "rubric" / f"{q['name']}.html").read_text()
+        shown = page.split("<h2>student</h2>")[1].split("</section>")[0]
+        assert shown == "<p>(no answer)</p>", shown
+    assert written
     # The TA gives the solution every rubric point; the hanging student has no file.
     sheet[2:] = [
         [s]

@@ -346,8 +346,8 @@ def test_grade_says_when_the_roster_has_no_seeds(
 ):
     """`grade --roster` with a roster whose students have no seed (an LMS export, not
     the roster `distribute` wrote back): one line says how many, and each of their
-    rows says it was judged on the book's numbers; a chapter without variants leaves
-    the seed column empty."""
+    rows says it was judged on the book's numbers. The feedback and log of a notebook
+    no longer in the folder are removed."""
     nb = nbformat.read(TINY, as_version=4)
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -356,8 +356,16 @@ def test_grade_says_when_the_roster_has_no_seeds(
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name,variant\nann,Ann,\nbob,Bob,7\ncy,Cy,\n")
     monkeypatch.setattr(grading, "OUT", tiny_builds)
+    for old in ("feedback/gone.md", "log/gone.log"):  # of a notebook removed since
+        (subs / "graded" / old).parent.mkdir(parents=True, exist_ok=True)
+        (subs / "graded" / old).write_text("0 of 1 points")
     command = ["grade", "tiny", str(subs), "--roster", str(roster), "--jobs", "2"]
     assert grading.main(command) == 0
+    assert sorted(p.name for p in (subs / "graded" / "feedback").iterdir()) == [
+        "ann_tiny.md",
+        "bob.md",
+    ]
+    assert not (subs / "graded" / "log" / "gone.log").exists()
     said = "2 roster students have no variant seed: judged on the book's numbers"
     assert capsys.readouterr().out.count(said) == 1
     scores = (subs / "graded" / "scores.csv").open()
@@ -406,3 +414,26 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     with pytest.raises(ValueError, match="row 'ann_v2', column 'q: proof \\(2\\)'"):
         grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                       tmp_path / "g.csv")  # fmt: skip
+
+
+def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
+    """merge before grade says to run grade first; a rubric entry above its item's
+    points, or a question whose total is negative, gets a line (negative entries
+    stay allowed: one can take auto points back)."""
+    (tmp_path / "roster.csv").write_text("id,name\nann,A\nbo,B\n")
+    command = ["merge", "tiny", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
+    with pytest.raises(SystemExit, match="run grade first"):
+        grading.main(command)
+    rows = [
+        {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": 1.0, "total": 1}
+        for s in ("ann", "bo")
+    ]
+    grading.write_table(rows, tmp_path / "scores.csv")
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("submission,q: proof (2)\n(points),2\nann,3\nbo,-4\n")
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv")  # fmt: skip
+    assert [g["q"] for g in grades] == [4.0, -3.0]
+    out = capsys.readouterr().out
+    assert "check ann: 3 points for 'q: proof (2)', worth 2" in out
+    assert "check bo: q totals -3" in out and "check ann: q totals" not in out

@@ -1191,6 +1191,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     chapter = built.name
     qs = rubric_questions((built / "autograder" / "rubric.md").read_text())
     handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
+    stubs = {c.source for c in handed.cells}
     subs, spans = sorted(folder.glob("*.ipynb")), {}
     for sub in subs:
         try:
@@ -1210,10 +1211,11 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
         body = [f"<h1>{chapter}: {q['name']}</h1><ul>"]
         body += [f"<li>{html.escape(item)}</li>" for item, _ in q["items"]] + ["</ul>"]
         for stem, found in spans.items():
-            cells = (found or {}).get(anchor)
+            cells = (found or {}).get(anchor) or ()
             shown = "".join(
                 f"<pre class='{c.cell_type}'>{html.escape(c.source)}</pre>"
-                for c in cells or ()
+                for c in cells
+                if c.source not in stubs  # a placeholder left as handed out
             )
             shown = shown or "<p>(no answer)</p>"
             if found is None:
@@ -1290,7 +1292,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
     auto = list(csv.DictReader(scores.open()))
-    hand = read_sheet(sheet)[1:] if sheet else []
+    top, *hand = (read_sheet(sheet) if sheet else []) or [{}]  # top: items' points
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
     students = read_roster(roster)
@@ -1328,6 +1330,10 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
             pts = float(a.get(q) or 0)
             pts += sum(h.get(c) or 0 for c in hcols if c.startswith(f"{q}: "))
             row[q] = round(pts, 6)
+            if pts < 0:  # possible (a rubric item can take auto points back)
+                print(f"check {sid}: {q} totals {pts:g}")
+        for c in (c for c in hcols if ": " in c and h.get(c, 0) > float(top[c])):
+            print(f"check {sid}: {h[c]:g} points for {c!r}, worth {top[c]}")
         row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
     write_csv(rows, out, list(rows[0]) if rows else ["id"])
@@ -1460,6 +1466,9 @@ def run_command(args) -> int:
                 print(f"{n} roster students have no variant seed: judged on the book's"
                       " numbers (is this the roster `distribute` wrote?)")  # fmt: skip
         write_table(rows, graded / "scores.csv")
+        for old in [*graded.glob("feedback/*.md"), *graded.glob("log/*.log")]:
+            if old.stem not in {s.stem for s in subs}:  # of a notebook removed since
+                old.unlink()
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
     elif args.command == "rubric":
@@ -1467,6 +1476,8 @@ def run_command(args) -> int:
         pages = rubric_pages(OUT / args.chapter, args.folder, out, not args.no_pdf)
         print(f"{len(pages)} rubric pages and rubric-sheet.csv -> {out}")
     else:
+        if not (graded / "scores.csv").exists():
+            raise SystemExit(f"no {graded / 'scores.csv'}: run grade first")
         sheet = args.rubric or graded / "rubric" / "rubric-sheet.csv"
         if args.rubric and not args.rubric.exists():
             raise SystemExit(f"no rubric sheet at {args.rubric}")
