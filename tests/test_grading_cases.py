@@ -166,6 +166,13 @@ def test_hints_say_what_the_check_saw():
     assert got["hints"] == ["f is not the right function.", "f is wrong elsewhere."]
 
 
+def test_pair_score_states_the_layout_its_check_expects():
+    """review-notes' pair_score is checked as x_i Wq^T Wk x_j (PyTorch's layout); the
+    section writes q_i = W_Q^T x_i, so the answer cell's comment says which."""
+    spec = QS["review-notes"]["ex-tr-bilinear"]["spec"]
+    assert "Wq = W_Q^T, Wk = W_K^T" in spec["describe"].replace("\n", " ")
+
+
 # --- Alternatives and mistakes of the other auto-checked questions
 
 

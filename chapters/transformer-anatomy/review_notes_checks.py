@@ -152,8 +152,9 @@ QUESTIONS["ex-tr-bilinear"] = {
     "answer": ["pair_score"],
     "fixed": "the answer is a function of any x_i, x_j, W_Q, W_K; no numbers are given",
     "describe": (
-        "pair_score(x_i, x_j, Wq, Wk): the product q_i^T k_j of query x_i and key "
-        "x_j (vectors of shape (d,)), before the 1/sqrt(d_k) scaling"
+        "pair_score(x_i, x_j, Wq, Wk): the product q_i^T k_j of query x_i and key\n"
+        "x_j (vectors of shape (d,)), before the 1/sqrt(d_k) scaling; Wq, Wk in\n"
+        "PyTorch's layout (Wq = W_Q^T, Wk = W_K^T, as the chapter's code keeps them)"
     ),
     "public": [tr_bilinear_callable],
     "hidden": [tr_bilinear_random_cases],
