@@ -16,7 +16,9 @@ exported from a submission, with the checks the autograder zip holds
   dict); it is then graded for seed 0 and for each of `VARIANT_SEEDS` on the draw of
   that seed, with full marks each time, and the seed-0 answers graded under each
   other seed lose the question (the variant changes the answer). Mistakes are applied
-  to the seed-0 answers.
+  to the seed-0 answers; a mistake of `MISTAKES` that takes `variant` is instead
+  graded on the draw of each of `MISTAKE_SEEDS`, for mistakes that the book's
+  numbers make right or hide (the statement's sigma^2 = 1/2 in place of a drawn one).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from tools.questions import (
 
 # The seeds besides 0 (the book's numbers) on which variant alternatives are graded.
 VARIANT_SEEDS = (1, 2, 3)
+# The seeds on which a mistake taking `variant` must lose.
+MISTAKE_SEEDS = (1, 2, 3, 4, 5)
 
 CHAPTERS = {p.stem: p for p in assignments.chapters() if assignments.questions(p)}
 QS = {
@@ -210,10 +214,15 @@ def _mistakes(stem: str, label: str, first: dict) -> list[tuple[str, dict]]:
         for name, f in raw.items()
         if set(inspect.signature(f).parameters) <= set(first)
     ]
-    module = _cases(stem)
-    for f in getattr(module, "MISTAKES", {}).get(label, []) if module else []:
-        found.append((f.__name__, {**first, **f()}))
+    for f in _listed_mistakes(stem, label):
+        if "variant" not in inspect.signature(f).parameters:
+            found.append((f.__name__, {**first, **f()}))
     return found
+
+
+def _listed_mistakes(stem: str, label: str) -> list:
+    module = _cases(stem)
+    return list(getattr(module, "MISTAKES", {}).get(label, [])) if module else []
 
 
 def test_every_question_has_cases():
@@ -250,3 +259,10 @@ def test_alternatives_full_marks_mistakes_lose(stem, label):
     for name, found in mistakes:
         got = grading.judge_answers(check, found)
         assert got["score"] == 0, f"the mistake {name!r} scores {got['score']}"
+    for make in _listed_mistakes(stem, label):
+        if "variant" not in inspect.signature(make).parameters:
+            continue
+        assert draw, f"{make.__name__} takes variant, {label} has none"
+        for seed in MISTAKE_SEEDS:
+            got = grading.judge_answers(check, make(variant=draw(seed)), seed)
+            assert got["score"] == 0, f"the mistake {make.__name__!r}, seed {seed}"

@@ -157,8 +157,9 @@ def a5_average_form(average_query, outside_weight):
 
 
 def a5_average_random_cases(average_query, outside_weight):
-    """The averaging query does not give the two keys equal, dominant weights on
-    random cases.
+    """The averaging query or the outside weight is off on random cases: check that
+    the query gives the two keys equal, dominant weights, and the exact weight it
+    leaves outside the pair.
     """
 
     import numpy as np
@@ -385,6 +386,11 @@ QUESTIONS["ex-a5-noisy-small"] = {
     "points": 2,
     "answer": ["q_avg"],
     "variant": "a5-bed",
+    "builds": [
+        "attnsig.constructions.average_query",
+        "attnsig.constructions.average_query_by_gap",
+    ],
+    "builds_in_cells": True,
     "describe": (
         "q_avg: your query, shape (n_keys,), built from the means (rows of "
         "`means`), the indices\n"
@@ -426,8 +432,8 @@ def a5_noisy_large_shape(c_one):
 
 
 def a5_noisy_large_spread(c_one, variant):
-    """With large noise the outputs do not spread as the model predicts: simulate
-    c_one again.
+    """With large noise the outputs do not spread as the model predicts (the length
+    of k_a has variance sigma^2 = 1/2): simulate c_one again.
     """
 
     import numpy as np
@@ -456,6 +462,17 @@ def a5_noisy_large_spread(c_one, variant):
     assert mid <= p_mid + 5 * np.sqrt(p_mid * (1 - p_mid) / S), (
         "share of outputs near the average"
     )
+    # The shares above hardly move with sigma at beta = 30. The position t of c on the
+    # segment from v_b (0) to v_a (1) is sig: it lies in [eps, 1 - eps] when |beta
+    # (gamma - 1)| <= logit(1 - eps), a share that does: 0.336 here, 0.461 with sigma^2
+    # used as the standard deviation (sd 1/2), 0.241 with sd 1.
+    eps = 1e-4
+    t = (c - v_b) @ (v_a - v_b) / span**2
+    inner = np.mean((t >= eps) & (t <= 1 - eps))
+    p_inner = 2 * norm.cdf(logit(1 - eps) / (beta * sigma)) - 1
+    assert abs(inner - p_inner) <= 5 * np.sqrt(p_inner * (1 - p_inner) / S), (
+        "share of outputs strictly between v_a and v_b"
+    )
 
 
 def a5_noisy_large_wrong_noise_free(keys_small, q_avg, vals):
@@ -470,6 +487,19 @@ def a5_noisy_large_wrong_the_mean(c_one):
 
     c_one = np.tile(c_one.mean(axis=0), (len(c_one), 1))
     return {"c_one": c_one}
+
+
+def a5_noisy_large_wrong_sigma_2(ia, keys_small, means, nu_small, q_avg, vals):
+    import numpy as np
+
+    from attnsig import heads, keysets
+
+    # sigma^2 = 1/2 taken for the standard deviation: variance 1/4
+    cov_noisy = keysets.noisy_key_covariances(means, nu_small, index=ia, spread=0.25)
+    rng = np.random.default_rng(2)
+    keys_noisy = keysets.sample_keys(means, cov_noisy, len(keys_small), rng)
+    c_one, _ = heads.single_head_output(q_avg, keys_noisy, vals)
+    return {"c_one": c_one, "_": _}
 
 
 def a5_noisy_large_wrong_the_two(ia, ib, keys_noisy, means, scale_beta, vals):
@@ -500,6 +530,7 @@ QUESTIONS["ex-a5-noisy-large"] = {
         "noise-free keys": a5_noisy_large_wrong_noise_free,
         "the mean output for every draw": a5_noisy_large_wrong_the_mean,
         "the two-head layer": a5_noisy_large_wrong_the_two,
+        "sigma^2 used as the standard deviation": a5_noisy_large_wrong_sigma_2,
     },
     "rubric": [
         (

@@ -176,9 +176,9 @@ def design_with_sharper_keys(variant):
     return {**f, "W_K": (2 * np.eye(6)).tolist(), "W_Q": w_q, "W_V": p_b - p_c}
 
 
-def _noisy_bed(seed, variant):
-    """Keys with key a's length gamma ~ N(1, 1/2) along mu_a (other noise tiny), the
-    noise-free keys, and the queries of the chapter."""
+def _noisy_bed(seed, variant, sd=0.5**0.5):
+    """Keys with key a's length gamma ~ N(1, sd^2) along mu_a (sd^2 = 1/2 as stated;
+    other noise tiny), the noise-free keys, and the queries of the chapter."""
     import numpy as np
 
     bed = _bed(variant)
@@ -187,7 +187,7 @@ def _noisy_bed(seed, variant):
     ia, ib = bed["ia"], bed["ib"]
     keys_small = means + 1e-4 * rng.normal(size=(num, 4, 4))
     keys_noisy = keys_small.copy()
-    gamma = rng.normal(1.0, math.sqrt(0.5), size=num)
+    gamma = rng.normal(1.0, sd, size=num)
     keys_noisy[:, ia] = gamma[:, None] * means[ia] + (keys_small[:, ia] - means[ia])
     q_avg = beta * (means[ia] + means[ib])
     q_two = np.stack([beta * means[ia], beta * means[ib]])
@@ -256,3 +256,23 @@ ALTERNATIVES = {
         two_heads_by_the_reduced_model,
     ],
 }
+
+
+# Typical mistakes graded on other draws than the book's (tests/test_grading_cases.py).
+
+
+def one_head_sigma_2_as_sd(variant):
+    """sigma^2 = 1/2 used as the standard deviation of the length (variance 1/4)."""
+    bed = _noisy_bed(9, variant, sd=0.5)
+    w = _softmax_rows(bed["keys_noisy"] @ bed["q_avg"])
+    return {**bed, "c_one": w @ bed["vals"]}
+
+
+def one_head_unit_variance(variant):
+    """The length drawn as N(1, 1), the spread left out."""
+    bed = _noisy_bed(10, variant, sd=1.0)
+    w = _softmax_rows(bed["keys_noisy"] @ bed["q_avg"])
+    return {**bed, "c_one": w @ bed["vals"]}
+
+
+MISTAKES = {"ex-a5-noisy-large": [one_head_sigma_2_as_sd, one_head_unit_variance]}

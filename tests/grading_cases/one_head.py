@@ -169,19 +169,31 @@ def _fractions(c, values, radius, a=0, b=1):
             for k, t in targets.items()}  # fmt: skip
 
 
-def noisy_key_by_simulating_keys(variant):
-    """40000 key sets: isotropic noise nu, key a's length 1 + N(0, sigma^2)."""
+def _simulated_fractions(variant, spread, num, seed):
+    """fractions_single from num key sets: isotropic noise nu, key a's length along
+    mu_a 1 + N(0, spread)."""
     import numpy as np
 
     bed = _bed(variant)
     means, values, a, b = bed["means"], bed["values"], bed["a"], bed["b"]
-    rng = np.random.default_rng(45)
-    keys = means + math.sqrt(variant["nu"]) * rng.normal(size=(40000, *means.shape))
-    keys[:, a] += math.sqrt(bed["spread"]) * rng.normal(size=(40000, 1)) * means[a]
+    rng = np.random.default_rng(seed)
+    keys = means + math.sqrt(variant["nu"]) * rng.normal(size=(num, *means.shape))
+    keys[:, a] += math.sqrt(spread) * rng.normal(size=(num, 1)) * means[a]
     s = keys @ (bed["beta"] * (means[a] + means[b]))
     w = np.exp(s - s.max(axis=-1, keepdims=True))
     c = (w / w.sum(axis=-1, keepdims=True)) @ values
     return {**bed, "fractions_single": _fractions(c, values, variant["radius"], a, b)}
+
+
+def noisy_key_by_simulating_keys(variant):
+    """40000 key sets, sigma^2 = the data cell's spread."""
+    return _simulated_fractions(variant, float(Fraction(variant["spread"])), 40000, 45)
+
+
+def noisy_key_from_num_sets(variant):
+    """num_sets = 4000 key sets, the fewest the statement allows."""
+    spread = float(Fraction(variant["spread"]))
+    return _simulated_fractions(variant, spread, variant["num_sets"], 47)
 
 
 def noisy_key_by_drawing_scores(variant):
@@ -206,11 +218,75 @@ def noisy_key_by_drawing_scores(variant):
 
 ALTERNATIVES = {
     "ex-onehead-copy": [gap_by_hand, gap_by_root_finding],
-    "ex-onehead-noisy-key": [noisy_key_by_simulating_keys, noisy_key_by_drawing_scores],
+    "ex-onehead-noisy-key": [
+        noisy_key_by_simulating_keys,
+        noisy_key_by_drawing_scores,
+        noisy_key_from_num_sets,
+    ],
     "ex-onehead-projection": [projection_by_pseudo_inverse, projection_orthogonal],
     "ex-onehead-average": [average_by_formula, average_by_least_squares],
     "ex-onehead-small-noise": [small_noise_by_formula, small_noise_longer],
     "ex-onehead-two-heads": [two_heads_by_copy_gaps, two_heads_longer_as_lists],
     "ex-onehead-two-heads-noisy": [backwards_by_scipy, backwards_by_simulation],
     "ex-onehead-one-head-robust": [robust_by_hand, robust_by_least_squares],
+}
+
+
+# Typical mistakes that are right on the book's numbers (seed 0, sigma^2 = 1/2) or
+# hard to tell from them there (beta = 50): graded on other draws only.
+
+
+def noisy_key_half_for_spread(variant):
+    """The statement's sigma^2 = 1/2 (keysets.noisy_key_covariances' default) in place
+    of the data cell's spread."""
+    return _simulated_fractions(variant, 0.5, variant["num_sets"], 50)
+
+
+def noisy_key_spread_as_sd(variant):
+    """sigma^2 used as the standard deviation: variance spread^2."""
+    spread = float(Fraction(variant["spread"]))
+    return _simulated_fractions(variant, spread**2, variant["num_sets"], 51)
+
+
+def backwards_zero(variant):
+    """Key a never flipped: a flip too rare to see in the draws."""
+    return {"p_backwards": 0.0}
+
+
+def backwards_half_for_spread(variant):
+    from scipy.stats import norm
+
+    return {"p_backwards": norm.cdf(-math.sqrt(2))}
+
+
+def backwards_spread_as_sd(variant):
+    from scipy.stats import norm
+
+    return {"p_backwards": norm.cdf(-1 / float(Fraction(variant["spread"])))}
+
+
+def robust_spread_as_sd(variant):
+    from scipy.stats import norm
+
+    found = robust_by_hand(variant)
+    phi = norm.cdf(1 / found["spread"])
+    return {**found, "p_one_head": phi ** (found["n"] - 2), "p_two_heads": phi**2}
+
+
+def robust_half_for_spread(variant):
+    from scipy.stats import norm
+
+    found = robust_by_hand(variant)
+    phi = norm.cdf(math.sqrt(2))
+    return {**found, "p_one_head": phi ** (found["n"] - 2), "p_two_heads": phi**2}
+
+
+MISTAKES = {
+    "ex-onehead-noisy-key": [noisy_key_half_for_spread, noisy_key_spread_as_sd],
+    "ex-onehead-two-heads-noisy": [
+        backwards_zero,
+        backwards_half_for_spread,
+        backwards_spread_as_sd,
+    ],
+    "ex-onehead-one-head-robust": [robust_spread_as_sd, robust_half_for_spread],
 }
