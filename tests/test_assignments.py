@@ -78,6 +78,29 @@ for path in glob.glob("tests/*.py") + glob.glob("{tests}/*.py"):
     with open(path, "w") as fh:
         fh.write("from otter.test_files import test_case\\nname = 'x'\\n")
 """
+# An answer whose unpickling would run code in the judge (SymPy's classes evaluate a
+# string): it would leave a file behind and give the notebook every point.
+UNPICKLE = """import sympy
+
+PAY = (
+    "open({marker!r}, 'w').write('ran in the judge')\\n"
+    "import sys\\n"
+    "f = sys._getframe()\\n"
+    "while f is not None and 'checks' not in f.f_locals:\\n"
+    "    f = f.f_back\\n"
+    "for q in f.f_locals['checks'].values():\\n"
+    "    q['possible'] = 0\\n"
+)
+
+
+class Answer:
+    def __reduce__(self):
+        return (sympy.sin, ("__import__('builtins').exec(" + repr(PAY) + ") or 0",))
+
+
+for name in {names!r}:
+    globals()[name] = Answer()
+"""
 CRASH = "import os\n\nos._exit(3)  # the kernel dies"
 HUGE = "print('x' * 50_000_000)  # 50 MB of output"
 RAISE = 'raise ValueError("my shapes are off\\nsecond line")'
@@ -132,6 +155,12 @@ def _prepare(path, tmp) -> dict:
         stub = next(c for c in raises.cells if "\nQ = ..." in f"\n{c.source}")
         stub.source = f"{RAISE}\n{stub.source}"
         nbformat.write(raises, subs / "raises.ipynb")
+        cheat = copy.deepcopy(student)
+        names = [n for spec in auto.values() for n in spec["answer"]]
+        marker = tmp / "unpickled-in-the-judge"
+        code = UNPICKLE.format(marker=str(marker), names=names)
+        cheat.cells.append(nbformat.v4.new_code_cell(code))
+        nbformat.write(cheat, subs / "unpickles-code.ipynb")
         for stem, code in (("crashes", CRASH), ("huge-output", HUGE)):
             notebook = copy.deepcopy(solution)
             notebook.cells.append(nbformat.v4.new_code_cell(code))
@@ -321,10 +350,14 @@ def test_crash_and_huge_output(batch):
 def test_cheating_gains_nothing(batch):
     """Rewriting the check files, or making NumPy's comparisons pass everything, does
     not change a score: the checks run in another interpreter, out of reach. A package
-    layer in a build-it-yourself question's cells is stopped there."""
+    layer in a build-it-yourself question's cells is stopped there. An answer that
+    would run code while the judge reads it back is refused."""
     c = _chapter(batch, "scaled-dot-product")
     assert batch["checks_kept"], "a submission changed the checks"
     assert float(c["table"]["rewrites-tests.ipynb"]["total"]) == 0
+    assert float(c["table"]["unpickles-code.ipynb"]["total"]) == 0
+    marker = c["subs"].parent / "unpickled-in-the-judge"
+    assert not marker.exists(), "an answer ran code in the judge"
     patched = c["table"]["patches-numpy.ipynb"]
     assert float(patched["abh_q3b"]) == 0, "a wrong answer scored with NumPy patched"
     assert float(patched["abh_q3a"]) == 3

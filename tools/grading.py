@@ -92,7 +92,7 @@ def can_sandbox() -> bool:
 
 
 # Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
-# /dev/shm, the scratch directory (the current one) at /tmp/work, and the hidden
+# /dev/shm, the scratch directory (the current one) at $ATTNSIG_WORK, and the hidden
 # directories ($1, ...) covered by empty file systems. The folders of /tmp that hold
 # the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in /tmp) are opened before
 # /tmp is covered and bound back read-only, hidden directories included.
@@ -112,8 +112,10 @@ for k in $ATTNSIG_KEEP; do
     eval "exec $fd<&-"; fd=$((fd + 1))
 done
 mount -t tmpfs -o size=64m none /dev/shm 2>/dev/null || true
-mkdir /tmp/work && mount -c --bind /proc/self/cwd /tmp/work && cd /tmp/work
-mount -o remount,bind,rw /tmp/work
+mkdir "$ATTNSIG_WORK"
+mount -c --bind /proc/self/cwd "$ATTNSIG_WORK"
+cd "$ATTNSIG_WORK"
+mount -o remount,bind,rw "$ATTNSIG_WORK"
 exec "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
 """
 
@@ -157,14 +159,10 @@ def __attnsig_reply(op, name, payload, builds=(), question=""):
                     v = v(*a, **k)
                 finally:
                     restore()
-            top = type(v).__module__.split(".")[0]
-            routine = callable(v) and not isinstance(v, type) and top != "sympy"
-            if op == "get" and routine:
+            if op == "get" and callable(v) and not isinstance(v, type):
                 r = ("callable",)
             else:
-                if top == "torch":
-                    v = v.detach().cpu().numpy()
-                r = ("value", v)
+                r = ("value", __attnsig_plain(v))
         data = pickle.dumps(r)
     except BaseException as e:
         data = pickle.dumps(("error", f"{type(e).__name__}: {e}"[:300]))
@@ -212,7 +210,7 @@ with client.setup_kernel():
     send(event="done", errors=errors)
     reply = os.path.join(os.getcwd(), ".reply")
     ask = nbformat.v4.new_code_cell(
-        f"_attnsig_reply_path = {reply!r}\n" + ASK
+        f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
         + "\nglobals().get('__attnsig_restore', lambda: None)()\n" + BLOCK
     )  # the last answer cells' blocks lifted, the blocking function defined afresh
     nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
@@ -254,9 +252,14 @@ def sandbox_env(scratch: str) -> dict[str, str]:
     # shared one could be poisoned): attnsig's NumPy route gives the same numbers.
     env.update(MPLBACKEND="Agg", ATTNSIG_DISABLE_NUMBA="1", JUPYTER_PLATFORM_DIRS="1")
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    env.update(ATTNSIG_PYTHON=sys.executable, ATTNSIG_RUNNER=_RUNNER)
+    env.update(ATTNSIG_PYTHON=sys.executable, ATTNSIG_RUNNER=_RUNNER, ATTNSIG_WORK=WORK)
+    source = inspect.getsource(plain)
+    env["ATTNSIG_PLAIN"] = source.replace("plain(", "__attnsig_plain(")
     env["ATTNSIG_KEEP"] = " ".join(kept_in_tmp())
     return env
+
+
+WORK = "/tmp/.attnsig-work"  # the scratch directory inside the sandbox
 
 
 def kept_in_tmp() -> list[str]:
@@ -278,7 +281,7 @@ def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
     command = [sys.executable, "-c", _RUNNER]
     if inside := can_sandbox():
         command = [*UNSHARE, "sh", "-c", _SANDBOX, "sandbox", *hide]
-    env, pipe = sandbox_env("/tmp/work" if inside else str(scratch)), subprocess.PIPE
+    env, pipe = sandbox_env(WORK if inside else str(scratch)), subprocess.PIPE
     return subprocess.Popen(
         command, cwd=scratch, env=env, stdin=pipe, stdout=pipe, text=True
     )
@@ -288,12 +291,14 @@ def start_runner(scratch: Path, hide: list[str]) -> subprocess.Popen:
 
 
 class _Answers(pickle.Unpickler):
-    """Unpickles plain data: builtins, NumPy arrays and scalars, SymPy objects."""
+    """Unpickles plain data only (what `plain` makes): builtins, fractions, NumPy
+    arrays and scalars. No other class: a pickle may call any class it names, and
+    SymPy's classes evaluate a string argument as Python code (in the judge)."""
 
     ALLOWED = (
-        "fractions.Fraction collections.OrderedDict copyreg._reconstructor "
-        "builtins.complex builtins.set builtins.frozenset builtins.slice "
-        "builtins.range builtins.bytearray builtins.Ellipsis "
+        "fractions.Fraction builtins.complex builtins.set builtins.frozenset "
+        "builtins.slice builtins.range builtins.bytearray builtins.Ellipsis "
+        "numpy.ndarray numpy.dtype "
         "numpy.core.multiarray._reconstruct numpy.core.multiarray.scalar "
         "numpy._core.multiarray._reconstruct numpy._core.multiarray.scalar"
     ).split()
@@ -301,11 +306,45 @@ class _Answers(pickle.Unpickler):
     def find_class(self, module, name):
         if f"{module}.{name}" in self.ALLOWED:
             return super().find_class(module, name)
-        if module.split(".")[0] in ("numpy", "sympy", "mpmath"):
-            found = super().find_class(module, name)
-            if isinstance(found, type) and "memmap" not in name.lower():
-                return found
         raise pickle.UnpicklingError(f"{module}.{name} is not a data type")
+
+
+def plain(value):
+    """`value` as data the judge reads back (`_Answers`), run in the student's kernel:
+    a SymPy or mpmath number as an int, a Fraction, a float or a complex, a matrix as
+    a list of rows, a torch tensor as a NumPy array, containers item by item; a
+    symbolic expression raises (the judge reads numbers)."""
+    import fractions
+
+    top = type(value).__module__.split(".")[0]
+    if top == "torch":
+        return value.detach().cpu().numpy()
+    if top in ("sympy", "mpmath"):
+        if hasattr(value, "tolist") and hasattr(value, "shape"):  # a matrix
+            return [[plain(e) for e in row] for row in value.tolist()]
+        if type(value).__name__ in ("BooleanTrue", "BooleanFalse"):
+            return bool(value)
+        if getattr(value, "is_Rational", False):
+            p, q = int(value.p), int(value.q)
+            return p if q == 1 else fractions.Fraction(p, q)
+        try:
+            return float(value)
+        except TypeError:
+            try:
+                return complex(value)
+            except TypeError:
+                raise TypeError(f"{value}: symbols, not a number") from None
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        kind = next(t for t in (list, tuple, set, frozenset) if isinstance(value, t))
+        return kind(plain(v) for v in value)
+    if getattr(getattr(value, "dtype", None), "kind", "") == "O":  # object array
+        import numpy as np
+
+        flat = [plain(v) for v in value.ravel()]
+        return np.array(flat + [None], dtype=object)[:-1].reshape(value.shape)
+    return value
 
 
 def guard_unanswered(source: str) -> str:
@@ -878,7 +917,10 @@ class Exported(Session):
 
     def ask(self, op: str, name: str, payload=()):
         found = self.answers.get(name)
-        reply = ("value", found)
+        try:
+            reply = ("value", plain(found))
+        except Exception as exc:
+            reply = ("error", f"{type(exc).__name__}: {exc}"[:300])
         if name not in self.answers:
             reply = ("missing",)
         elif op == "get" and callable(found) and not isinstance(found, type):
@@ -886,7 +928,7 @@ class Exported(Session):
         elif op == "call":
             restore = blocking(*self.blocked)
             try:
-                reply = ("value", found(*payload[0], **payload[1]))
+                reply = ("value", plain(found(*payload[0], **payload[1])))
             except Exception as exc:
                 reply = ("error", f"{type(exc).__name__}: {exc}"[:300])
             finally:

@@ -345,9 +345,9 @@ def hardest_tokens(num_pairs: int) -> np.ndarray:
     block 1 copies the last pair's key with the smallest weight (its row sees the most
     positions). Checked to be the hardest symmetry class (largest
     :func:`~attnsig.recall.analysis.critical_scales` with both blocks soft) by
-    exhaustive search over :func:`canonical_tokens` for ``2 <= n <= 5``; for larger
-    ``n`` this is a conjecture, spot-checked on random prompts. For ``n = 1`` there is
-    only one class.
+    exhaustive search over :func:`canonical_tokens` for ``2 <= n <= 6`` (the book's
+    chapter up to 5, the grading tests at 6); for larger ``n`` this is a conjecture,
+    spot-checked on random prompts. For ``n = 1`` there is only one class.
 
     Parameters
     ----------
