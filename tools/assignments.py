@@ -164,9 +164,8 @@ if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its c
 # No file name: a student may rename the notebook, and the grader renames it too.
 grader = otter.Notebook()"""
 EXPLORER_NOTE = (
-    "*The explorer is left out of this assignment: the sliders the text above mentions "
-    "are on the chapter's page in the book, and the cell after them, the live "
-    "explorer, is in the chapter's own notebook (from the book).*"
+    "*The explorer is left out of this assignment: the sliders above are on the book's "
+    "page, and the live explorer's cell is in the chapter's notebook, from the book.*"
 )
 WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
