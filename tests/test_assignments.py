@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import csv
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -286,6 +287,26 @@ def test_explorers_can_be_left_out():
             assert not lost, f"{path.name}, cell {i} uses {lost} of an explorer cell"
             for name in _assigned(cell.source):
                 bound.pop(name, None)
+
+
+def test_left_out_explorers_say_where_they_are():
+    """The student notebook keeps the prose that tells the book's reader to move the
+    page's sliders and run the cell after them (unless a solution holds it); the note
+    that stands for the explorer says where those are, after that prose and before
+    the next section."""
+    found = 0
+    for path in ANNOTATED:
+        nb = nbformat.read(path, as_version=4)
+        cells = assignments.master_notebook(nb, path.stem, path).cells
+        text = [c.source if c.cell_type == "markdown" else "" for c in cells]
+        slider = re.compile(r"move\s+the\s+(two\s+)?slider")
+        for i in [i for i, t in enumerate(text) if slider.search(t)]:
+            found += 1
+            after = text[i + 1 :]
+            stop = next((j for j, t in enumerate(after) if t.startswith("#")), None)
+            notes = [t for t in after[:stop] if t == assignments.EXPLORER_NOTE]
+            assert notes, f"{path.name}: no note after the sliders' prose (cell {i})"
+    assert found == 0 or "sliders" in assignments.EXPLORER_NOTE
 
 
 def test_rubric_items_carry_points(graded):

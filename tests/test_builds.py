@@ -342,6 +342,44 @@ def test_public_check_reads_the_answer_cell(monkeypatch):
             check(3.9)
 
 
+@pytest.mark.parametrize(
+    ("stem", "label", "name", "cell"),
+    [
+        (
+            "cs224n-a5",
+            "ex-a5-copy",
+            "a5_copy",
+            "copy_gap = bounds.head_scale_needed(\n"
+            "    n_copy, eps_copy / (1 - eps_copy), 1.0\n)",
+        ),
+        (
+            "one-head",
+            "ex-onehead-average",
+            "onehead_average",
+            "q_eps = bounds.head_scale_needed(n - 1, 2 * eps / (1 - eps), 1.0) * (\n"
+            "    means[a] + means[b]\n)",
+        ),
+    ],
+    ids=["ex-a5-copy", "ex-onehead-average"],
+)
+def test_a_lookup_by_another_convention_is_blocked(
+    monkeypatch, stem, label, name, cell
+):
+    """The package's head scale, with the tolerance rewritten into its convention,
+    gives the gap (or the scale) of these value answers: the cell that does so fails
+    the public check, as a direct call would."""
+    import IPython
+
+    spec = _question(stem, label)["spec"]
+    env = {}
+    exec(compile(grading.builds_check(name, spec), "check.py", "exec"), env)
+    check = env[f"{name}_builds"]
+    shell = type("Shell", (), {"user_ns": {"In": ["", cell, "print(1)"]}})()
+    monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+    with pytest.raises(AssertionError, match="attnsig.bounds.head_scale_needed"):
+        check(3.9)
+
+
 def test_the_zip_carries_the_builds(tmp_path):
     """The judge reads a question's builds from the autograder zip's test file, as the
     checks file declares them."""

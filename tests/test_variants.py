@@ -203,6 +203,42 @@ def test_four_decimals_by_hand_on_every_draw():
     assert grading.judge_answers(check, found, 27)["score"] == 0
 
 
+@pytest.mark.skipif(
+    bool(ONLY) and "cs224n-a5" not in ONLY, reason="chapter not selected"
+)
+def test_copy_gap_to_three_decimals_on_every_draw():
+    """ex-a5-copy states no precision: the gap to three decimals, rounded or cut,
+    keeps the point on every (n, eps) a student can draw, while each typical mistake
+    loses it with a margin: moved halfway towards the right gap, it still loses."""
+    import inspect
+    import math
+
+    path = next(p for p in CHAPTERS if p.stem == "cs224n-a5")
+    spec = load_checks(path)["ex-a5-copy"]
+    (check,) = spec["hidden"]
+    draw = load_variants(path)["a5-copy"]["draw"]
+    draws = {(v["n_copy"], v["eps_copy"]): v for v in map(draw, range(400))}
+    assert len(draws) == 30  # the book's pair and the 29 others
+
+    def passes(copy_gap, variant):
+        try:
+            check(copy_gap, variant=variant)
+        except AssertionError:
+            return False
+        return True
+
+    for (n, eps), variant in draws.items():
+        gap = math.log((n - 1) * (1 - eps) / eps)
+        for three in (round(gap, 3), math.floor(1000 * gap) / 1000):
+            assert passes(three, variant), (n, eps, three)
+        for name, mistake in spec["wrong"].items():
+            names = {"n_copy": n, "eps_copy": eps}
+            args = inspect.signature(mistake).parameters
+            wrong = mistake(**{a: names[a] for a in args})["copy_gap"]
+            assert not passes(wrong, variant), (n, eps, name)
+            assert not passes((wrong + gap) / 2, variant), (n, eps, name)
+
+
 def _tiny_check():
     q = assignments.questions(TINY)[0]
     return grading.check_of(q["name"], q["spec"]), load_variants(TINY)["tiny"]

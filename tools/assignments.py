@@ -165,8 +165,8 @@ if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its c
 # No file name: a student may rename the notebook, and the grader renames it too.
 grader = otter.Notebook()"""
 EXPLORER_NOTE = (
-    "*The live explorer of this section is left out of the assignment: run it in the "
-    "chapter's notebook, from the book.*"
+    "*The explorer is left out of this assignment: the sliders above are on the book's "
+    "page, and the live explorer's cell is in the chapter's notebook, from the book.*"
 )
 WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "

@@ -345,6 +345,8 @@ QUESTIONS["ex-onehead-average"] = {
         "attnsig.constructions.average_query",
         "attnsig.bounds.subset_gap",
         "attnsig.bounds.min_scale_along",  # along k_a + k_b: the scale of q_eps
+        # with n - 1 keys, 2 eps / (1 - eps) for its eps and c = 1: the scale of q_eps
+        "attnsig.bounds.head_scale_needed",
     ],
     "builds_in_cells": True,
     "describe": (
@@ -671,7 +673,9 @@ def onehead_two_heads_shape(q_heads, means):
 
 
 def onehead_two_heads_averages(q_heads, variant):
-    """The two-head output is not near the average of the two values often enough."""
+    """The two heads do not each copy one value (head 1 v_a, head 2 v_b, or the other
+    way round), or their output is not near the average often enough.
+    """
 
     import numpy as np
 
@@ -681,6 +685,16 @@ def onehead_two_heads_averages(q_heads, variant):
     values = np.linalg.qr(bed_rng.normal(size=(n, n)))[0]
     nu, num = variant["nu_small"], 2000
     assert np.shape(q_heads) == (2, d), "q_heads: shape (2, d)"
+    # With the noise-free means each head puts almost all its weight on its own key:
+    # the sheet's two equal heads also average, but they are one head.
+    own = []
+    for q in np.asarray(q_heads, dtype=float):
+        s = means @ q
+        w = np.exp(s - s.max())
+        own.append(w / w.sum())
+    assert (own[0][a] >= 0.9 and own[1][b] >= 0.9) or (
+        own[0][b] >= 0.9 and own[1][a] >= 0.9
+    ), "each head should copy one value: head 1 v_a and head 2 v_b (either order)"
 
     rng = np.random.default_rng(55)
     keys = means + np.sqrt(nu) * rng.normal(size=(num, n, d))
@@ -716,6 +730,13 @@ def onehead_two_heads_wrong_single(a, b, means):
     return {"q_heads": q_heads}
 
 
+def onehead_two_heads_wrong_the_sheet(a, b, means):
+    import numpy as np
+
+    q_heads = np.stack([20.0 * (means[a] + means[b])] * 2)
+    return {"q_heads": q_heads}
+
+
 QUESTIONS["ex-onehead-two-heads"] = {
     "points": 2,
     "answer": ["q_heads"],
@@ -727,7 +748,9 @@ QUESTIONS["ex-onehead-two-heads"] = {
         "test bed, a and b\n"
         "of your data cell), whose output c = (c1 + c2)/2 is within 0.05 of "
         "(v_a + v_b)/2 in at least\n"
-        "99 % of the key sets when every Sigma_i = 1e-6 I"
+        "99 % of the key sets when every Sigma_i = 1e-6 I; head 1 copies v_a and "
+        "head 2 copies v_b\n"
+        "(either order)"
     ),
     "public": [onehead_two_heads_shape],
     "hidden": [onehead_two_heads_averages],
@@ -735,6 +758,7 @@ QUESTIONS["ex-onehead-two-heads"] = {
         "both heads on v_a": onehead_two_heads_wrong_both_heads,
         "scale too small": onehead_two_heads_wrong_scale_too,
         "the single-head query, as large as possible": onehead_two_heads_wrong_single,
+        "the sheet's two equal heads": onehead_two_heads_wrong_the_sheet,
     },
     "rubric": [
         (
@@ -834,8 +858,8 @@ def onehead_one_head_robust_form(q_robust, p_one_head, p_two_heads, means):
 
 
 def onehead_one_head_robust_every_length(q_robust, variant):
-    """The robust query does not average for every length: its scale must grow with
-    the length.
+    """The robust query is not within 0.1 of the average for every length of k_a on
+    your test bed (its means, and a and b of your data cell).
     """
 
     import numpy as np
