@@ -23,6 +23,7 @@ exported from a submission, with the checks the autograder zip holds
 
 from __future__ import annotations
 
+import decimal
 import importlib
 import inspect
 
@@ -139,10 +140,13 @@ def test_stubs_and_unreadable_answers():
         grading.judge_question(checks[name], session, out, log)
         assert out["hints"] == hints, out
 
+    # A dict subclass is read as its items (the kernel sends plain data); a class the
+    # judge does not read back (Decimal here, any class of the student's) scores 0.
     class Sneaky(dict):
         pass
 
-    got = grading.judge_answers(check, {"verdicts": Sneaky(key)})
+    assert grading.judge_answers(check, {"verdicts": Sneaky(key)})["score"] > 0
+    got = grading.judge_answers(check, {"verdicts": decimal.Decimal(1)})
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
 
 
