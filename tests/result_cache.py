@@ -190,8 +190,11 @@ class ResultCache:
                     h.update(_extra_digest(extra, self.root).encode())
         return h.hexdigest()
 
-    def record_path(self, key: str) -> Path:
-        return self.folder / f"{key}.json"
+    def record_path(self, key: str, nodeids) -> Path:
+        """Where the outcomes of these tests under this key are stored (a run of some
+        of a unit's tests does not replace the record of a run of all of them)."""
+        selection = hashlib.sha256("\0".join(sorted(nodeids)).encode()).hexdigest()
+        return self.folder / f"{key[:32]}-{selection[:32]}.json"
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
@@ -204,7 +207,8 @@ class ResultCache:
                 continue
             self.keys[unit] = key
             try:
-                stored = json.loads(self.record_path(key).read_text())["outcomes"]
+                record = self.record_path(key, nodeids)
+                stored = json.loads(record.read_text())["outcomes"]
             except (OSError, ValueError, KeyError):
                 continue
             if sorted(stored) == sorted(nodeids):  # the same tests as the passing run
@@ -278,7 +282,7 @@ class ResultCache:
             if not (run["ok"] and run["outcomes"]):
                 continue
             self.folder.mkdir(parents=True, exist_ok=True)
-            target = self.record_path(run["key"])
+            target = self.record_path(run["key"], run["outcomes"])
             temporary = target.with_suffix(f".{os.getpid()}.tmp")
             temporary.write_text(
                 json.dumps({"unit": unit, "outcomes": run["outcomes"]})
