@@ -12,7 +12,10 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 # `make test` reports a test unit (a notebook, a test module) whose inputs are unchanged since a
 # run where it passed as passed without running it again (tests/result_cache.py; the results are
 # kept in _build/test-cache). `make test NOCACHE=1` (or ATTNSIG_NO_CACHE=1) runs everything.
+# The book, the student edition and its check likewise: `$(STEP) NAME` runs a command again
+# only when the working tree, the environment, its inputs or its outputs changed.
 CACHE := -p tests.result_cache
+STEP := $(BIN)/python -m tests.result_cache step
 ifneq ($(NOCACHE),)
 export ATTNSIG_NO_CACHE := 1
 endif
@@ -39,10 +42,12 @@ test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(CACHE) -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
 	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- $(CACHE) -n $(JOBS) --dist loadfile chapters $(NBVAL)
 	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
-	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
-	$(BIN)/python -m tools.handout full-html
-	$(BIN)/python -m tools.student_edition build
-	$(BIN)/python -m tools.student_edition check
+	$(STEP) book --outputs _build/html _build/.doctrees -- sh -c \
+		'$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going \
+		&& $(BIN)/python -m tools.handout full-html'
+	$(STEP) student --outputs _build/student -- $(BIN)/python -m tools.student_edition build
+	$(STEP) student-check --inputs _build/html _build/.doctrees _build/student -- \
+		$(BIN)/python -m tools.student_edition check
 	$(MAKE) --no-print-directory browser
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 3
 

@@ -2,6 +2,7 @@
 
     python -m pytest -p tests.result_cache ...      (what `make test` does)
     ATTNSIG_NO_CACHE=1 python -m pytest -p tests.result_cache ...   (runs everything)
+    python -m tests.result_cache step NAME [--outputs P...] [--inputs P...] -- CMD...
 
 A unit is a notebook (its nbval cells) or a test module (its tests). Its key is the
 SHA-256 of everything its outcome can depend on:
@@ -23,13 +24,20 @@ as passed (or skipped, with the stored reason) with the JUnit property `cached`,
 that totals stay comparable; pytest's closing line counts them as "cached". A failure
 is never stored. Under pytest-xdist the workers decide and replay, the controller
 stores (it sees every report), so `-n 2 --dist loadfile` works.
+
+`step` does the same for one command of `make test` (the book built from its stored
+outputs, the student edition, its check): the command is not run again when the working
+tree, the environment and the `--inputs` (built files git ignores) are those of its last
+successful run and its `--outputs` are still what that run left.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import hashlib
 import importlib.util
+import io
 import json
 import os
 import platform
@@ -74,17 +82,26 @@ EXTRA_INPUTS = {
 
 
 def _add_file(h, path: Path) -> None:
-    """Feed a file's content to `h`; a zip by its members' names and CRCs (the
-    archives of the build carry the time they were written)."""
+    """Feed a file's content to `h`; an archive by its members' names and contents."""
     h.update(f"\0{path.as_posix()}\0".encode())
     if not path.is_file():
         h.update(b"missing")
-    elif path.suffix == ".zip":
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                h.update(f"{info.filename}:{info.CRC}:{info.file_size};".encode())
+    elif path.suffix in {".zip", ".whl"}:
+        _add_archive(h, path)
     else:
         h.update(path.read_bytes())
+
+
+def _add_archive(h, source) -> None:
+    # The build's archives carry the time they were written (the student zip and the
+    # wheel inside it), which is no input of any test.
+    with zipfile.ZipFile(source) as zf:
+        for info in zf.infolist():
+            h.update(f"{info.filename};".encode())
+            if info.filename.endswith((".zip", ".whl")):
+                _add_archive(h, io.BytesIO(zf.read(info)))
+            else:
+                h.update(f"{info.CRC}:{info.file_size};".encode())
 
 
 def _files(folder: Path) -> list[Path]:
@@ -300,3 +317,63 @@ def pytest_configure(config):
     if os.environ.get(OFF, "") not in {"", "0"}:
         return
     config.pluginmanager.register(ResultCache(config), "attnsig-result-cache")
+
+
+def step(name: str, command: list[str], outputs: list[str], inputs: list[str]) -> int:
+    """Run `command` unless its inputs and outputs are those of its last success."""
+    root = Path.cwd()
+    h = hashlib.sha256(json.dumps([name, command, sys.version]).encode())
+    env = {
+        k: v for k, v in os.environ.items() if k in ENVIRONMENT or k[:8] == "ATTNSIG_"
+    }
+    env.pop(OFF, None)
+    h.update(json.dumps(sorted(env.items())).encode())
+    _add_file(h, Path(__file__))
+    h.update(str(_tree_digest(root)).encode())
+    h.update(_extra_digest(tuple(inputs), root).encode())
+    key = h.hexdigest()
+    record = root / "_build" / "test-cache" / f"step-{name}.json"
+    use = os.environ.get(OFF, "") in {"", "0"}
+    try:
+        stored = json.loads(record.read_text()) if use else {}
+    except (OSError, ValueError):
+        stored = {}
+    if (
+        stored.get("key") == key
+        and _tree_digest(root) is not None
+        and stored.get("outputs") == _extra_digest(tuple(outputs), root)
+    ):
+        print(f"{name}: cached, {NOTE} (not run again; {OFF}=1 runs it)", flush=True)
+        return 0
+    record.unlink(missing_ok=True)
+    status = subprocess.run(command).returncode
+    if status == 0 and use:
+        _extra_digest.cache_clear()
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(
+            json.dumps({"key": key, "outputs": _extra_digest(tuple(outputs), root)})
+        )
+    return status
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description="One command of make test, not run again when nothing changed.",
+        usage="%(prog)s step NAME [--outputs P...] [--inputs P...] -- COMMAND...",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser(
+        "step", help="run COMMAND unless nothing changed since it passed"
+    )
+    run.add_argument("name")
+    run.add_argument("--outputs", nargs="*", default=[], help="what it writes")
+    run.add_argument("--inputs", nargs="*", default=[], help="ignored files it reads")
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    if not argv[split + 1 :]:
+        parser.error("no command after --")
+    return step(args.name, argv[split + 1 :], args.outputs, args.inputs)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
