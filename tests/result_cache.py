@@ -71,12 +71,13 @@ STABLE_SKIPS = re.compile(
     r"|is not in ATTNSIG_TEST_CHAPTERS"
 )
 # Units (by folder) that also read files git ignores: the browser suite checks the
-# built editions, and the Chromium that runs it.
+# built editions with a Chromium (Debian's: a script that starts /usr/lib/chromium).
 EXTRA_INPUTS = {
     "tests/browser/": (
         "_build/html",
         "_build/student/html",
         os.environ.get("ATTNSIG_CHROMIUM", "/usr/bin/chromium"),
+        "/usr/lib/chromium",
     )
 }
 
@@ -148,7 +149,12 @@ def _extra_digest(paths: tuple[str, ...], root: Path) -> str:
     for name in paths:
         path = root / name
         for file in _files(path) if path.is_dir() else [path]:
-            _add_file(h, file)
+            if root in file.parents or not file.is_file():
+                _add_file(h, file)
+            else:  # a program of the system (hundreds of MB): its size and time
+                h.update(
+                    f"{file}:{file.stat().st_size}:{file.stat().st_mtime_ns};".encode()
+                )
     return h.hexdigest()
 
 

@@ -168,3 +168,29 @@ def test_a_notebook_is_keyed_on_its_folder_and_the_package(tmp_path, monkeypatch
     monkeypatch.delenv("OPENBLAS_CORETYPE")
     options.nbval_lax = True
     assert cache.key(unit) != second
+
+
+def test_a_step_runs_again_only_when_its_inputs_or_outputs_changed(project):
+    def step(*command: str) -> str:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env.pop("ATTNSIG_NO_CACHE", None)
+        args = ["step", "build", "--outputs", "_build/out", "--"]
+        return subprocess.run(
+            [sys.executable, "-m", "tests.result_cache", *args, *command],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    build = ("sh", "-c", "mkdir -p _build && echo ran && echo $$ > _build/out")
+    assert step(*build) == "ran\n"
+    assert step(*build).startswith("build: cached")
+    (project / "_build" / "out").write_text("changed by hand\n")  # its output
+    assert step(*build) == "ran\n"
+    assert step(*build).startswith("build: cached")
+    (project / "data.txt").write_text("changed\n")  # an input
+    assert step(*build) == "ran\n"
+    failing = ("sh", "-c", "echo ran; exit 1")
+    assert step(*failing) == "ran\n"
+    assert step(*failing) == "ran\n"  # a failure is not cached
