@@ -281,11 +281,13 @@ class ResultCache:
         run = self.runs.setdefault(unit, {"key": key, "outcomes": {}, "ok": True})
         if key is None or key != run["key"] or report.failed:
             run["ok"] = False
+        elif hasattr(report, "wasxfail"):  # xfailed or xpassed: not replayed
+            run["ok"] = False
         elif report.skipped:
             self.cached += ("cached", NOTE) in report.user_properties
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
             reason = reason.removeprefix("Skipped: ")
-            if hasattr(report, "wasxfail") or not STABLE_SKIPS.search(reason):
+            if not STABLE_SKIPS.search(reason):
                 run["ok"] = False
             run["outcomes"][report.nodeid] = ("skipped", reason)
         elif report.when == "call":
