@@ -48,7 +48,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from _pytest.runner import CallInfo
 
 OFF = "ATTNSIG_NO_CACHE"
 NOTE = "inputs unchanged since a passing run"
@@ -260,7 +259,7 @@ class ResultCache:
             ("call", call),
             ("teardown", teardown),
         ):
-            info = CallInfo.from_call(action, when=when)
+            info = pytest.CallInfo.from_call(action, when=when)
             report = ihook.pytest_runtest_makereport(item=item, call=info)
             ihook.pytest_runtest_logreport(report=report)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)

@@ -102,12 +102,7 @@ def test_only_the_passing_unchanged_module_is_not_rerun(project):
     assert run(project) == FIRST
     # The failing module is never cached, nor one with a skip that may change.
     assert run(project) == WARM
-    assert run(project) == WARM
-
-
-def test_an_edit_of_the_module_or_of_an_input_reruns_it(project):
-    run(project)
-    assert run(project) == WARM
+    assert run(project, ATTNSIG_NO_CACHE="1") == FIRST
     with (project / "test_good.py").open("a") as f:
         f.write("\n# edited\n")
     assert run(project) == FIRST
@@ -118,23 +113,14 @@ def test_an_edit_of_the_module_or_of_an_input_reruns_it(project):
     assert run(project) == FIRST
     (project / "new_helper.py").write_text("x = 1\n")  # untracked, not ignored
     assert run(project) == FIRST
-    assert run(project) == WARM
     assert run(project, ATTNSIG_TEST_CHAPTERS="tour") == FIRST  # the environment
     (project / "_build" / "ignored.txt").write_text("x\n")  # git ignores it
     assert run(project) == WARM
-
-
-def test_a_different_selection_of_tests_runs_them(project):
-    run(project)
-    # The stored run had both tests of the module; one alone is not the same run.
+    # The stored run had both tests of the module; one alone is not the same run, and
+    # its record does not replace the one of the whole module.
     assert run(project, "test_good.py::test_one") == {"test_one": "passed"}
     assert run(project, "test_good.py::test_one") == {"test_one": "cached passed"}
     assert run(project) == WARM
-
-
-def test_no_cache_runs_everything(project):
-    run(project)
-    assert run(project, ATTNSIG_NO_CACHE="1") == FIRST
 
 
 def test_under_xdist_with_loadfile(project):
