@@ -67,7 +67,10 @@ def run(project: Path, *args: str, **env: str) -> dict[str, str]:
     """Run pytest with the plugin; the outcome of each test: passed, failed, skipped,
     each prefixed with `cached ` when it came from the cache."""
     junit = project / "_build" / "junit.xml"
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("ATTNSIG_")}
+    # Not the variables of the run around this one (its cache switch, its xdist worker).
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ATTNSIG_", "PYTEST_"))
+    }
     environment.update(PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env)
     subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.result_cache", *args]
