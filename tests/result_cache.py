@@ -12,8 +12,8 @@ SHA-256 of everything its outcome can depend on:
   sanitizer file they name;
 - any other unit: the whole working tree as git sees it (tracked files with their
   current bytes, untracked files that are not ignored), so that any edit reruns every
-  test module; the browser suite (tests/browser) also reads the built editions
-  (`EXTRA_INPUTS`);
+  test module; the browser suite and the test of the handed-out notebooks also read
+  the built editions and Chromium (`EXTRA_INPUTS`);
 - every unit: constraints.txt, pyproject.toml, tests/sanitize.cfg, this file, the
   Python version, the BLAS and thread variables, `CI` and every `ATTNSIG_*` variable.
 
@@ -69,15 +69,22 @@ STABLE_SKIPS = re.compile(
     r"|no hanging or truncated notebook in this chapter's batch"
     r"|is not in ATTNSIG_TEST_CHAPTERS"
 )
-# Units (by folder) that also read files git ignores: the browser suite checks the
-# built editions with a Chromium (Debian's: a script that starts /usr/lib/chromium).
+# Units (by path prefix) that also read files git ignores: the browser suite checks the
+# built editions, the handed-out notebooks test their built copies, both in a Chromium
+# (Debian's: a script that starts /usr/lib/chromium).
+_CHROMIUM = (
+    os.environ.get("ATTNSIG_CHROMIUM", "/usr/bin/chromium"),
+    "/usr/lib/chromium",
+)
 EXTRA_INPUTS = {
-    "tests/browser/": (
-        "_build/html",
-        "_build/student/html",
-        os.environ.get("ATTNSIG_CHROMIUM", "/usr/bin/chromium"),
-        "/usr/lib/chromium",
-    )
+    "tests/browser/": ("_build/html", "_build/student/html", *_CHROMIUM),
+    "tests/test_handed_out_notebooks.py": (
+        "_build/html/_sources",
+        "_build/student/html/_sources",
+        "_build/student/notebooks",
+        "_build/student/student-notebooks.zip",
+        *_CHROMIUM,
+    ),
 }
 
 
