@@ -9,11 +9,10 @@ CONSTRAINTS := constraints.txt
 # pytest-xdist workers for the test run (the project's machine has 2 cores).
 JOBS ?= 2
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
-# `make test` reports a test unit (a notebook, a test module) whose inputs are unchanged since a
-# run where it passed as passed without running it again (tests/result_cache.py; the results are
-# kept in _build/test-cache). `make test NOCACHE=1` (or ATTNSIG_NO_CACHE=1) runs everything.
-# The book, the student edition and its check likewise: `$(STEP) NAME` runs a command again
-# only when the working tree, the environment, its inputs or its outputs changed.
+# `make test` reports a test unit (a notebook, a test module) whose inputs are those of a run
+# where it passed as passed, marked "cached", without running it again; `$(STEP) NAME` does the
+# same for a command (the book, the student edition, its check). tests/result_cache.py keeps the
+# results in _build/test-cache; `make test NOCACHE=1` (or ATTNSIG_NO_CACHE=1) runs everything.
 CACHE := -p tests.result_cache
 STEP := $(BIN)/python -m tests.result_cache step
 ifneq ($(NOCACHE),)

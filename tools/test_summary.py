@@ -29,13 +29,11 @@ def main() -> int:
     failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
     skipped = sum(int(s.get("skipped", 0)) for s in suites)
     passed = total - failed - skipped + args.extra_checks
-    cached = sum(
-        1 for p in root.iter("property") if p.get("name") == "cached"
-    )  # one property per cached test case
+    cached = sum(p.get("name") == "cached" for p in root.iter("property"))
     note = f"; {cached} of them cached: inputs unchanged since a passing run"
     print(
         f"summary: {passed} passed, {failed} failed, {skipped} skipped"
-        + (note if cached else "")
+        + note * bool(cached)
     )
     return 1 if failed or total == 0 else 0
 
