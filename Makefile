@@ -9,6 +9,15 @@ CONSTRAINTS := constraints.txt
 # pytest-xdist workers for the test run (the project's machine has 2 cores).
 JOBS ?= 2
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+# `make test` reports a test unit (a notebook, a test module) whose inputs are those of a run
+# where it passed as passed, marked "cached", without running it again; `$(STEP) NAME` does the
+# same for a command (the book, the student edition, its check). tests/result_cache.py keeps the
+# results in _build/test-cache; `make test NOCACHE=1` (or ATTNSIG_NO_CACHE=1) runs everything.
+CACHE := -p tests.result_cache
+STEP := $(BIN)/python -m tests.result_cache step
+ifneq ($(NOCACHE),)
+export ATTNSIG_NO_CACHE := 1
+endif
 # One BLAS thread: reproducible numbers and no oversubscription on small machines.
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
@@ -29,13 +38,15 @@ test: $(TEST_STAMP)
 	@mkdir -p _build
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -p no:xdist -q --doctest-modules src/attnsig
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
-	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- -n $(JOBS) --dist loadfile chapters $(NBVAL)
+	$(BIN)/python -m pytest $(CACHE) -n $(JOBS) --dist loadfile tests chapters $(NBVAL) --junitxml=_build/pytest.xml
+	$(BIN)/python tools/blas_kernels.py nbval --junit-into _build/pytest.xml -- $(CACHE) -n $(JOBS) --dist loadfile chapters $(NBVAL)
 	$(BIN)/python tools/blas_kernels.py stored-config _config.yml _build/_config.stored.yml
-	$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going
-	$(BIN)/python -m tools.handout full-html
-	$(BIN)/python -m tools.student_edition build
-	$(BIN)/python -m tools.student_edition check
+	$(STEP) book --outputs _build/html _build/.doctrees -- sh -c \
+		'$(BIN)/jupyter-book build . --config _build/_config.stored.yml --all -W -n --keep-going \
+		&& $(BIN)/python -m tools.handout full-html'
+	$(STEP) student --outputs _build/student -- $(BIN)/python -m tools.student_edition build
+	$(STEP) student-check --inputs _build/html _build/.doctrees _build/student -- \
+		$(BIN)/python -m tools.student_edition check
 	$(MAKE) --no-print-directory browser
 	@$(BIN)/python tools/test_summary.py _build/pytest.xml --extra-checks 3
 
@@ -81,7 +92,7 @@ browser: $(TEST_STAMP)
 	@test -x $(CHROMIUM) || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		  apt-get install -y -qq --no-install-recommends chromium; }
-	ATTNSIG_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -q tests/browser
+	ATTNSIG_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest $(CACHE) -n $(JOBS) --dist loadgroup -q tests/browser
 
 notebooks: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile chapters $(NBVAL)

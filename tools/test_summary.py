@@ -5,7 +5,8 @@
 `make test` runs pytest (unit tests and every notebook under nbval), then the
 warning-free book build and the student-edition check; Make stops at the first failure,
 so reaching this script means the extra checks passed. Prints one line:
-`summary: N passed, M failed, K skipped`.
+`summary: N passed, M failed, K skipped`, and how many of those tests the result cache
+(tests/result_cache.py) reported from an earlier passing run instead of running them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ def main() -> int:
     failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
     skipped = sum(int(s.get("skipped", 0)) for s in suites)
     passed = total - failed - skipped + args.extra_checks
-    print(f"summary: {passed} passed, {failed} failed, {skipped} skipped")
+    cached = sum(p.get("name") == "cached" for p in root.iter("property"))
+    note = f"; {cached} of them cached: inputs unchanged since a passing run"
+    print(
+        f"summary: {passed} passed, {failed} failed, {skipped} skipped"
+        + note * bool(cached)
+    )
     return 1 if failed or total == 0 else 0
 
 
