@@ -1313,7 +1313,7 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     raises a ValueError naming its row and column."""
     text = Path(path).read_text(encoding="utf-8-sig")
     first = text.partition("\n")[0]
-    sep = ";" if first.count(";") > first.count(",") else ","
+    sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
     rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
@@ -1547,7 +1547,10 @@ def main(argv: list[str]) -> int:
     add_commands(sub)
     a = parser.parse_args(argv)
     if a.command != "judge":
-        return run_command(a)
+        try:  # a bad sheet or roster: one line, not a traceback
+            return run_command(a)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     print(json.dumps(judge(a.autograder_zip, a.submission, a.hide, a.scratch, a.seed)))
     return 0
 
