@@ -275,6 +275,8 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.student_of("a12_late_2", ids) == "a12"
     assert grading.student_of("a1", ids) == "a1"
     assert grading.student_of("a123", ids) is None
+    assert grading.student_of("A12-hw", ids) == "a12"  # an LMS changed the case
+    assert grading.student_of("A1", [*ids, "A1"]) == "A1"  # a1, A1: two students
     subs = [Path("a1-hw.ipynb"), Path("zed.ipynb")]
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 

@@ -1419,8 +1419,10 @@ def assign_seeds(path: Path) -> list[dict]:
 def student_of(stem: str, ids: list[str]) -> str | None:
     """The roster id a submission belongs to: its file name is the id, or starts with
     it and a separator (`_`, `-`, `.`, space), as LMS downloads name files; the
-    longest such id wins. None: no student of the roster."""
-    fits = [i for i in ids if stem == i or re.match(re.escape(i) + r"[_\-. ]", stem)]
+    longest such id wins. None: no student of the roster. Case is ignored (an LMS
+    may change it) unless two ids differ only in case."""
+    flag = re.I * (len({i.lower() for i in ids}) == len(set(ids)))
+    fits = [i for i in ids if re.fullmatch(re.escape(i) + r"([_\-. ].*)?", stem, flag)]
     return max(fits, key=len) if fits else None
 
 
