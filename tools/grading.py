@@ -12,12 +12,12 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
 
 1. The notebook is parsed (a broken upload is `invalid`) and its code cells, without the
    `grader.check` calls, run in a kernel inside a sandbox (`sandbox`): a scratch
-   directory with no check in it, no network, every other file system read-only and
-   the checks, the other submissions and `/tmp` out of sight, its own process tree.
+   directory with no check in it, no network, every other file system read-only, the
+   checks, the submissions and `/tmp` (but `kept_in_tmp`) hidden, own process tree.
 2. The checks (the autograder zip's `tests/*.py`, otter's format) run in the judge.
-   Each name a check asks for is fetched from the kernel as a pickle and read back
-   allowing only data types (NumPy, SymPy, builtins); a function answer stays in the
-   sandbox and each call a check makes runs there, its value coming back the same way.
+   Each name a check asks for is made plain data in the kernel (`plain`: no symbols)
+   and read back allowing only builtins, Fraction and NumPy (`_Answers`); a function
+   answer stays in the sandbox and each call a check makes runs there, likewise.
    Nothing the notebook does can change the checks, NumPy or the judge.
    A check taking `variant` (a question with per-student numbers) gets the draw of the
    student's seed, which the judge sets (`with_seed`) from the roster: a submission
