@@ -142,7 +142,11 @@ def test_stubs_and_unreadable_answers():
     class Sneaky(dict):
         pass
 
+    # The kernel makes a dict subclass a plain dict (`plain`); an object of a class of
+    # its own stays one, and the judge refuses it.
     got = grading.judge_answers(check, {"verdicts": Sneaky(key)})
+    assert got["score"] > 0 and type(grading.plain(Sneaky(key))) is dict
+    got = grading.judge_answers(check, {"verdicts": {1: Sneaky}})
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
 
 
