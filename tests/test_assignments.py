@@ -599,14 +599,24 @@ def test_verdict_tables_parse():
     )
     _, claims = assignments.verdict_table([numbered], "x")
     assert claims == [("a", "right"), ("b", "wrong")]
-    prompt = assignments._claims_prompt([("1", "right"), ("b", "wrong")])
-    assert prompt.splitlines()[2:] == ["1. claim 1 of the exercise", "2. b"]
+    # (3 claims beyond "right" or "wrong" for all: not strict, no note)
+    more = [(str(i), v) for i, v in enumerate(["right", "wrong"] * 2, 3)]
+    prompt = assignments._claims_prompt([("1", "right"), ("b", "wrong"), *more])
+    assert prompt.splitlines()[:3] == [
+        "The claims to judge, numbered as in `verdicts` below:", "",
+        "1. claim 1 of the exercise",
+    ]  # fmt: skip
     # Every claim by its number alone: one line, not a list of empty items.
-    prompt = assignments._claims_prompt([("1", "right"), ("2", "wrong")])
-    assert prompt.startswith("The claims to judge are the exercise's claims 1 to 2,")
+    prompt = assignments._claims_prompt([("1", "right"), ("2", "wrong"), *more])
+    assert prompt.startswith("The claims to judge are the exercise's claims 1 to 6,")
     assert "\n" not in prompt
-    prompt = assignments._claims_prompt([("a", "right")], variants=True)
-    assert "judge them on those, not on your own numbers" in prompt.splitlines()[0]
+    # Notes in paragraphs of their own, before the lead-in: the claims are the
+    # sheet's numbers', and where the rule is strict, the caveat is the question.
+    prompt = assignments._claims_prompt([("a", "right"), ("b", "wrong")], True)
+    first, strict, lead = prompt.split("\n\n")[:3]
+    assert "even where your notebook gives you other numbers" in first
+    assert '"right" and "right with a caveat" are different verdicts' in strict
+    assert lead == "The claims to judge, numbered as in `verdicts` below:"
     with pytest.raises(ValueError, match="should start with one of"):
         assignments.verdict_of("fine, mostly")
     with pytest.raises(ValueError, match="cells, the header"):

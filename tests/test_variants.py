@@ -275,6 +275,8 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.student_of("a12_late_2", ids) == "a12"
     assert grading.student_of("a1", ids) == "a1"
     assert grading.student_of("a123", ids) is None
+    assert grading.student_of("A12-hw", ids) == "a12"  # an LMS changed the case
+    assert grading.student_of("A1", [*ids, "A1"]) == "A1"  # a1, A1: two students
     subs = [Path("a1-hw.ipynb"), Path("zed.ipynb")]
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
@@ -458,6 +460,31 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     with pytest.raises(ValueError, match="row 'ann_v2', column 'q: proof \\(2\\)'"):
         grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                       tmp_path / "g.csv")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "chapter", ["memory/associative-recall", "bounds-positions-lowrank/svd"]
+)
+def test_a_semicolon_sheet_with_a_real_header(tmp_path, chapter, capsys):
+    """A real chapter's sheet (item texts full of `,` and `;`) saved by a spreadsheet
+    with `;` and decimal commas merges; a bad sheet stops with one line."""
+    rubric_md = assignments.rubric(Path("chapters") / f"{chapter}.ipynb")
+    items = [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric_md)
+             for i, _ in q["items"]]  # fmt: skip
+    with (tmp_path / "s.csv").open("w", newline="", encoding="utf-8-sig") as f:
+        w = csv.writer(f, delimiter=";")
+        w.writerows([["submission", *items], ["(points)", *"1" * len(items)],
+                     ["ann", "0,5"]])  # fmt: skip
+    rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, tmp_path / "graded" / "scores.csv")
+    (tmp_path / "roster.csv").write_text("id,name\nann,A\n")
+    grades = grading.merge(tmp_path / "graded" / "scores.csv", tmp_path / "roster.csv",
+                           tmp_path / "s.csv", tmp_path / "g.csv")  # fmt: skip
+    assert grades[0]["points"] == 0.5
+    (tmp_path / "s.csv").write_text("submission;q (2)\n(points);2\nann;two\n")
+    command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
+    with pytest.raises(SystemExit, match="row 'ann', column 'q \\(2\\)'"):
+        grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
 
 
 def test_merge_warns_and_waits_for_grade(tmp_path, capsys):

@@ -130,10 +130,12 @@ from tools.jupyter_markdown import context_for, to_jupyter  # noqa: E402
 from tools.nbtools import is_setup_cell, repository_url  # noqa: E402
 from tools.questions import (  # noqa: E402, F401 (the tests use them from here)
     _EXERCISE,
+    ACCEPTS,
     COVERAGE,
     KINDS,
     VERDICTS,
     checks_path,
+    claim_accepts,
     coverage,
     is_annotated,
     load_variants,
@@ -311,19 +313,24 @@ def _is_explorer(cell) -> bool:
 
 def _claims_prompt(claims: list[tuple[str, str]], variants: bool = False) -> str:
     """The numbered claims; when the table gives every claim by its number alone, one
-    line that says where the statement quotes them. With variants, a reminder that the
-    claims are about the sheet's (the book's) numbers."""
-    book = (
-        " The claims are about the sheet's numbers, which the book uses (variant 0): "
-        "judge them on those, not on your own numbers."
-    ) * variants
+    line that says where the statement quotes them. Before them, with variants, that
+    the claims are about the sheet's (the book's) numbers, and where `claim_accepts` is
+    strict, that "right" and "right with a caveat" are different verdicts."""
+    key = dict(enumerate((v for _, v in claims), 1))
+    strict = claim_accepts(key) != {i: ACCEPTS[v] for i, v in key.items()}
+    head = "".join(n + "\n\n" for n in [
+        "The claims are about the sheet's numbers, which are the book's: judge them on "
+        "those, even where your notebook gives you other numbers."
+    ] * variants + [
+        'Here "right" and "right with a caveat" are different verdicts: the question '
+        "is which claims need a caveat."
+    ] * strict)  # fmt: skip
     if all(claim == str(i) for i, (claim, _) in enumerate(claims, 1)):
         return (
-            f"The claims to judge are the exercise's claims 1 to {len(claims)}, "
+            f"{head}The claims to judge are the exercise's claims 1 to {len(claims)}, "
             "quoted after this question's cells; `verdicts` below keeps their numbers."
-            + book
         )
-    lines = ["The claims to judge, numbered as in `verdicts` below:" + book, ""]
+    lines = [head + "The claims to judge, numbered as in `verdicts` below:", ""]
     for i, (claim, _) in enumerate(claims, 1):
         said = f"claim {i} of the exercise" if claim == str(i) else claim
         lines.append(f"{i}. {said.replace(chr(92) + '|', '|')}")

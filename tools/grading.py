@@ -12,12 +12,12 @@ How one submission is graded (`judge`, run in a fresh interpreter per submission
 
 1. The notebook is parsed (a broken upload is `invalid`) and its code cells, without the
    `grader.check` calls, run in a kernel inside a sandbox (`sandbox`): a scratch
-   directory with no check in it, no network, every other file system read-only and
-   the checks, the other submissions and `/tmp` out of sight, its own process tree.
+   directory with no check in it, no network, every other file system read-only, the
+   checks, the submissions and `/tmp` (but `kept_in_tmp`) hidden, own process tree.
 2. The checks (the autograder zip's `tests/*.py`, otter's format) run in the judge.
-   Each name a check asks for is fetched from the kernel as a pickle and read back
-   allowing only data types (NumPy, SymPy, builtins); a function answer stays in the
-   sandbox and each call a check makes runs there, its value coming back the same way.
+   Each name a check asks for is made plain data in the kernel (`plain`: no symbols)
+   and read back allowing only builtins, Fraction and NumPy (`_Answers`); a function
+   answer stays in the sandbox and each call a check makes runs there, likewise.
    Nothing the notebook does can change the checks, NumPy or the judge.
    A check taking `variant` (a question with per-student numbers) gets the draw of the
    student's seed, which the judge sets (`with_seed`) from the roster: a submission
@@ -1313,7 +1313,7 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     raises a ValueError naming its row and column."""
     text = Path(path).read_text(encoding="utf-8-sig")
     first = text.partition("\n")[0]
-    sep = ";" if first.count(";") > first.count(",") else ","
+    sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
     rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
@@ -1419,8 +1419,10 @@ def assign_seeds(path: Path) -> list[dict]:
 def student_of(stem: str, ids: list[str]) -> str | None:
     """The roster id a submission belongs to: its file name is the id, or starts with
     it and a separator (`_`, `-`, `.`, space), as LMS downloads name files; the
-    longest such id wins. None: no student of the roster."""
-    fits = [i for i in ids if stem == i or re.match(re.escape(i) + r"[_\-. ]", stem)]
+    longest such id wins. None: no student of the roster. Case is ignored (an LMS
+    may change it) unless two ids differ only in case."""
+    flag = re.I * (len({i.lower() for i in ids}) == len(set(ids)))
+    fits = [i for i in ids if re.fullmatch(re.escape(i) + r"([_\-. ].*)?", stem, flag)]
     return max(fits, key=len) if fits else None
 
 
@@ -1547,7 +1549,10 @@ def main(argv: list[str]) -> int:
     add_commands(sub)
     a = parser.parse_args(argv)
     if a.command != "judge":
-        return run_command(a)
+        try:  # a bad sheet or roster: one line, not a traceback
+            return run_command(a)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     print(json.dumps(judge(a.autograder_zip, a.submission, a.hide, a.scratch, a.seed)))
     return 0
 

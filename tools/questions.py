@@ -455,7 +455,7 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
         "rejecting every claim": "verdicts = {k: 'wrong' for k in verdicts}",
     }
     describe = (
-        f"verdicts: a dict, claim number (1 to {n}, as numbered above) -> one of\n"
+        f"verdicts: a dict, claim number (1 to {n}: the claims to judge) -> one of\n"
         + ", ".join(f'"{v}"' for v in VERDICTS)
     )
     full = dict(spec)
