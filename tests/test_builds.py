@@ -72,6 +72,62 @@ def _one_liners() -> dict[str, dict]:
     }
 
 
+def _other_routes() -> dict[str, tuple[str, dict]]:
+    """More one-call answers, by private kernels or by the package's numerical
+    minimisers: route name -> (question, answers)."""
+    import numpy as np
+
+    from attnsig import _signature_numpy as sn
+    from attnsig import bounds
+
+    def by_plan(a, k):
+        source, result, program = sn._cached_plan(1, 1, 2, k, k)
+        source[...] = [[[0.0, a]]]
+        for operation in program:
+            operation()
+        return result[0, -1]
+
+    def by_middle(a, k):
+        out = np.empty((1, k))
+        sn._meet_in_middle(np.array([[[0.0, a]]]), k, k // 2 + 1, out)
+        return out[0, -1]
+
+    def along(keys, direction, targets, threshold):
+        direction = np.asarray(direction, dtype=float)
+        t = bounds.min_scale_along(keys, direction, targets, threshold)
+        return t * direction / np.linalg.norm(direction)
+
+    def head1(n, eps):
+        # the gamma = 1/2 key set decides; its first key is gamma e_1
+        keys = np.eye(n)
+        keys[0, 0] = 0.5
+        return bounds.min_scale_along(keys, keys[0], [0], 1 / (1 + eps))
+
+    tour = {
+        "horner": lambda a, k: sn._signature_horner(np.array([[[0.0], [a]]]), k)[0, -1],
+        "horner-levels": lambda a, k: sn._horner(np.array([[[a]]]), k)[-1][0, 0],
+        "meet-in-the-middle": by_middle,
+        "plan": by_plan,
+    }
+    routes = {
+        f"tour-{n}": ("ex-tour-1d", {"signature_term": f}) for n, f in tour.items()
+    }
+    routes["bounds-copy-along"] = (
+        "ex-bounds-copy",
+        {"q_copy": lambda keys, eps: along(keys, keys[0], [0], 1 / (1 + eps))},
+    )
+    routes["bounds-average-along"] = (
+        "ex-bounds-average",
+        {
+            "q_avg": lambda keys, eps: along(
+                keys, keys[:2].sum(0), [0, 1], 1 / (2 + eps)
+            )
+        },
+    )
+    routes["bounds-heads-along"] = ("ex-bounds-heads", {"head1_length": head1})
+    return routes
+
+
 def _question(stem: str, label: str) -> dict:
     return next(q for q in assignments.questions(CHAPTERS[stem]) if q["label"] == label)
 
@@ -126,6 +182,29 @@ def test_calling_the_package_scores_zero(stem, label):
     got = grading.judge_answers(check, answers)
     assert got["score"] == 0
     # the block message alone: the question's other hints follow from it
+    assert got["hints"] and all(MESSAGE in h for h in got["hints"]), got["hints"]
+    free = {**check, "builds": []}
+    free["cases"] = [tc for tc in check["cases"] if not tc.name.endswith("_builds")]
+    free["possible"] = sum(tc.points for tc in free["cases"])
+    got = grading.judge_answers(free, answers)
+    assert got["hints"] == [], got["log"]
+
+
+ROUTES = sorted(_other_routes())
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_other_one_call_routes_score_zero(route):
+    """A private kernel of the package (tour's NumPy signature route) or one of its
+    numerical minimisers (attention-bounds) answers the question in one call: it is
+    blocked too, and the same answers judged without the block would pass."""
+    label, found = _other_routes()[route]
+    stem = next(s for s, q in BUILDS if q == label)
+    spec = _question(stem, label)["spec"]
+    check = grading.check_of(_question(stem, label)["name"], spec)
+    answers = {**_first_alternative(stem, label), **found}
+    got = grading.judge_answers(check, answers)
+    assert got["score"] == 0, got["log"]
     assert got["hints"] and all(MESSAGE in h for h in got["hints"]), got["hints"]
     free = {**check, "builds": []}
     free["cases"] = [tc for tc in check["cases"] if not tc.name.endswith("_builds")]

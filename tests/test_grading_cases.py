@@ -181,6 +181,22 @@ def test_pair_score_states_the_layout_its_check_expects():
     assert "Wq = W_Q^T, Wk = W_K^T" in spec["describe"].replace("\n", " ")
 
 
+def test_dropout_mistake_loses_on_every_drawn_p():
+    """review-notes' dropout: "keep with probability p, scale by 1/p" loses for every
+    p the draw gives (at p = 1/2 it would be the right distribution)."""
+    from tests.grading_cases import review_notes
+
+    spec = load_checks(CHAPTERS["review-notes"])["ex-tr-dropout"]
+    draw = load_variants(CHAPTERS["review-notes"])[spec["variant"]]["draw"]
+    check = _check("review-notes", "ex-tr-dropout")
+    drawn = {draw(seed)["p"] for seed in range(60)}
+    assert 0.1 in drawn and len(drawn) >= 6
+    for seed in range(60):
+        mistake = review_notes.dropout_mistake_keep_with_probability_p(draw(seed))
+        got = grading.judge_answers(check, mistake, seed)
+        assert got["score"] == 0, (seed, draw(seed))
+
+
 # --- Alternatives and mistakes of the other auto-checked questions
 
 

@@ -177,31 +177,33 @@ QUESTIONS["ex-abh-q1c"] = {
 
 
 def abh_q1d_draw(seed):
-    """Question ex-abh-q1d's MLP for one student: its hidden width hidden_mlp, and
+    """Question ex-abh-q1d's MLP for one student: its hidden width hidden_width, and
     the token width D of the chapter's example, the same for everyone. Seed 0 gives
-    the book's numbers; other seeds another hidden width, from 8 to 32.
+    the book's numbers; other seeds another hidden width, from 8 to 32. The name is
+    not the book's hidden_mlp: the book's mlp_params reads that global, and a data
+    cell rebinding it would make the book's cell answer every student's numbers.
     """
     import numpy as np
 
     if seed == 0:
-        return {"hidden_mlp": 16, "D": 4}
+        return {"hidden_width": 16, "D": 4}
     rng = np.random.default_rng(seed)
-    return {"hidden_mlp": int(rng.choice([8, 10, 12, 20, 24, 32])), "D": 4}
+    return {"hidden_width": int(rng.choice([8, 10, 12, 20, 24, 32])), "D": 4}
 
 
 def abh_q1d_cell(variant):
-    """The student's MLP on vec(x): hidden_mlp, and w1, w2 of that hidden width (for
+    """The student's MLP on vec(x): hidden_width, and w1, w2 of that width (for
     seed 0 the book's shapes, drawn anew: no question reads their entries), for the
     chapter's 6 tokens of width D."""
-    h, width = variant["hidden_mlp"], variant["D"]
+    h, width = variant["hidden_width"], variant["D"]
     return (
         f"T, D = 6, {width}  # the chapter's example: 6 tokens of width {width}\n"
-        f"hidden_mlp = {h}\n"
+        f"hidden_width = {h}\n"
         f"w1 = np.random.default_rng({h}).normal(\n"
-        "    0.0, 1 / np.sqrt(T * D), (hidden_mlp, T * D)\n"
+        "    0.0, 1 / np.sqrt(T * D), (hidden_width, T * D)\n"
         ")\n"
         f"w2 = np.random.default_rng({h + 1}).normal(\n"
-        "    0.0, 1 / np.sqrt(hidden_mlp), (T * D, hidden_mlp)\n"
+        "    0.0, 1 / np.sqrt(hidden_width), (T * D, hidden_width)\n"
         ")\n"
     )
 
@@ -209,9 +211,9 @@ def abh_q1d_cell(variant):
 VARIANTS["abh-q1d"] = {
     "draw": abh_q1d_draw,
     "cell": abh_q1d_cell,
-    "names": ["T", "D", "hidden_mlp", "w1", "w2"],
+    "names": ["T", "D", "hidden_width", "w1", "w2"],
     "after": "ex-abh-q1d",
-    "describe": "the hidden width hidden_mlp of the MLP on vec(x) (weights w1, w2)",
+    "describe": "the hidden width hidden_width of the MLP on vec(x) (weights w1, w2)",
 }
 
 
@@ -233,7 +235,7 @@ def abh_q1d_random_lengths(mlp_params, variant):
 
     import numpy as np
 
-    hidden, width = variant["hidden_mlp"], variant["D"]
+    hidden, width = variant["hidden_width"], variant["D"]
     for t in np.random.default_rng(5).integers(1, 500, size=20):
         flat = int(t) * width  # the length of vec(x)
         # W1 maps vec(x) to the hidden layer, W2 back: count their entries.
@@ -241,9 +243,11 @@ def abh_q1d_random_lengths(mlp_params, variant):
         assert mlp_params(int(t)) == weights
 
 
-def abh_q1d_wrong_first_layer(D, hidden_mlp):
+def abh_q1d_wrong_first_layer(D, w1):
+    hidden = w1.shape[0]  # the hidden width, in the book's cells and a data cell's
+
     def mlp_params(t):
-        return hidden_mlp * t * D
+        return hidden * t * D
 
     return {"mlp_params": mlp_params}
 
@@ -260,7 +264,7 @@ QUESTIONS["ex-abh-q1d"] = {
     "answer": ["mlp_params"],
     "describe": (
         "mlp_params(t): the number of weights (W1 and W2) of the MLP on vec(x) "
-        "above, for length t, with the hidden width hidden_mlp of your data cell"
+        "above, for length t, with the hidden width hidden_width of your data cell"
     ),
     "variant": "abh-q1d",
     "public": [abh_q1d_callable],

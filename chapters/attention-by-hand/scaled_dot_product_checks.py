@@ -447,6 +447,11 @@ QUESTIONS["ex-abh-q3b"] = {
         "attnsig.attention.MultiHeadAttention.from_weights",
         "attnsig.attention.MultiHeadAttention._readable_forward",
         "attnsig._attention_fast.forward",
+        # the fast path's own kernels: scores, softmax and A V in one call each (the
+        # softmax alone stays free: the book's cells use it)
+        "attnsig._attention_fast._attend_heads",
+        "attnsig._attention_fast._attend_stacked",
+        "attnsig._attention_fast._attend_by_blocks",
     ],
     "builds_in_cells": True,
     "describe": (

@@ -178,6 +178,9 @@ QUESTIONS["ex-bounds-copy"] = {
     "builds": [
         "attnsig.constructions.copy_query",
         "attnsig.bounds.copy_worst_case_length",
+        # the chapter's numerical minimisers give these lengths and queries in a line
+        "attnsig.bounds.min_scale_along",
+        "attnsig.bounds.min_query_norm",
     ],
     "describe": (
         "q_copy(keys, eps): for unit keys of shape (n, d) with k_1 = keys[0] at "
@@ -186,7 +189,7 @@ QUESTIONS["ex-bounds-copy"] = {
         "||q|| <= 2 ln(n/eps) / copy_distance^2 and weight at least 1/(1+eps) on "
         "k_1;\n"
         "copy_worst(n, eps): the smallest length L such that every such key set "
-        "of n >= 2 keys\n"
+        "of n >= 2 keys in d >= 3 dimensions\n"
         "has a query of length L with weight at least 1/(1+eps) on k_1 (the "
         "worst case)"
     ),
@@ -360,6 +363,8 @@ QUESTIONS["ex-bounds-average"] = {
     "builds": [
         "attnsig.constructions.average_query",
         "attnsig.bounds.average_min_length",
+        "attnsig.bounds.min_scale_along",
+        "attnsig.bounds.min_query_norm",
     ],
     "describe": (
         "q_avg(keys, eps): for orthonormal keys of shape (n, d), a query of "
@@ -630,6 +635,8 @@ QUESTIONS["ex-bounds-heads"] = {
     "builds": [
         "attnsig.constructions.two_head_queries",
         "attnsig.bounds.head_scale_needed",
+        "attnsig.bounds.min_scale_along",
+        "attnsig.bounds.min_query_norm",
     ],
     "describe": (
         "two_heads(u, k2, n, eps): the two queries as an array of shape (2, d), "

@@ -12,8 +12,9 @@ QUESTIONS: dict[str, dict] = {}
 
 def tour_1d_callable(signature_term):
     assert callable(signature_term), "define signature_term as a function of a and k"
-    value = signature_term(0.5, 3)
-    assert float(value) == value and abs(value) < 1, "a real number, small for a = 1/2"
+    # float(): an exact answer (a Fraction, a SymPy number) is as good as a float
+    value = float(signature_term(0.5, 3))
+    assert abs(value) < 1, "a real number, small for a = 1/2"
 
 
 def tour_1d_random_cases(signature_term):
@@ -29,7 +30,7 @@ def tour_1d_random_cases(signature_term):
     for _ in range(40):
         a, k = rng.uniform(-3, 3), int(rng.integers(1, 9))
         np.testing.assert_allclose(
-            signature_term(a, k), a**k / math.factorial(k), rtol=1e-12
+            float(signature_term(a, k)), a**k / math.factorial(k), rtol=1e-12
         )
 
 
@@ -49,7 +50,9 @@ def tour_1d_iterated_integrals(signature_term):
         for k in range(1, 7):
             f = a * level
             level = np.concatenate([[0.0], np.cumsum(h / 2 * (f[:-1] + f[1:]))])
-            np.testing.assert_allclose(signature_term(a, k), level[-1], rtol=1e-6)
+            np.testing.assert_allclose(
+                float(signature_term(a, k)), level[-1], rtol=1e-6
+            )
 
 
 def tour_1d_wrong_divided_by():
@@ -77,6 +80,13 @@ QUESTIONS["ex-tour-1d"] = {
         # private, but one line each: a segment's signature, and the reference route
         "attnsig.signature._segment_exponential",
         "attnsig.signature._signature_reference",
+        # the NumPy route's own kernels, a call each (the graded run has no numba;
+        # its compiled kernels are dispatchers, which no code swap can block)
+        "attnsig._signature_numpy._signature_horner",
+        "attnsig._signature_numpy._horner",
+        "attnsig._signature_numpy._meet_in_middle",
+        "attnsig._signature_numpy._cached_plan",
+        "attnsig._signature_numpy._meet_in_middle_plan",
     ],
     "describe": (
         "signature_term(a, k): the level-k term of the signature of X_t = a t, k >= 1"

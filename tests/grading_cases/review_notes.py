@@ -178,6 +178,17 @@ def dropout_mistake_no_answer_for_the_sum(variant=None):
     return {**found, "sums_to_one": None}
 
 
+def dropout_mistake_keep_with_probability_p(variant):
+    """Each entry kept with probability p (not 1 - p) and scaled by 1/p: at p = 1/2
+    the same distribution as the right one, so no drawn p may be 1/2."""
+    import numpy as np
+
+    p = variant["p"]
+    row, keep = _row_and_keep(3, 1 - p)  # kept where a uniform draw is below p
+    dropped = np.where(keep, row / p, 0.0)
+    return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
+
+
 ALTERNATIVES = {
     "ex-tr-softmax-axis": [
         rows_by_scipy,
@@ -201,5 +212,8 @@ ALTERNATIVES = {
 }
 MISTAKES = {
     "ex-tr-scaling": [scaling_mistake_a_phrase],
-    "ex-tr-dropout": [dropout_mistake_no_answer_for_the_sum],
+    "ex-tr-dropout": [
+        dropout_mistake_no_answer_for_the_sum,
+        dropout_mistake_keep_with_probability_p,
+    ],
 }

@@ -1,7 +1,7 @@
 """Answers to rnn-mlp-attention.ipynb's checked questions by other routes
 (tests/test_grading_cases.py). Each alternative takes the student's draw (`variant`)
 and returns, with its answer, the notebook's names the typical mistakes read (e, t for
-ex-abh-q1b; D, hidden_mlp, w1, w2 for ex-abh-q1d), set from that draw."""
+ex-abh-q1b; D, hidden_width, w1, w2 for ex-abh-q1d), set from that draw."""
 
 
 def counts_by_terms(variant):
@@ -42,21 +42,21 @@ def counts_by_running(variant):
 
 
 def _mlp_names(variant):
-    """The notebook's MLP for the draw: D, hidden_mlp and weights of those shapes."""
+    """The notebook's MLP for the draw: D, hidden_width and weights of those shapes."""
     import numpy as np
 
-    hidden, d = variant["hidden_mlp"], variant["D"]
+    hidden, d = variant["hidden_width"], variant["D"]
     rng = np.random.default_rng(0)
     # the chapter's T = 6 tokens: the mistake "independent of T" counts these
     w1, w2 = rng.normal(size=(hidden, 6 * d)), rng.normal(size=(6 * d, hidden))
-    return {"D": d, "hidden_mlp": hidden, "w1": w1, "w2": w2}
+    return {"D": d, "hidden_width": hidden, "w1": w1, "w2": w2}
 
 
 def weights_from_shapes(variant):
     """W1: hidden x (t D), W2: (t D) x hidden, counted from arrays of those shapes."""
     import numpy as np
 
-    hidden, d = variant["hidden_mlp"], variant["D"]
+    hidden, d = variant["hidden_width"], variant["D"]
 
     def mlp_params(t):
         w1 = np.zeros((hidden, t * d))
@@ -66,7 +66,7 @@ def weights_from_shapes(variant):
 
 
 def weights_by_formula(variant):
-    hidden, d = variant["hidden_mlp"], variant["D"]
+    hidden, d = variant["hidden_width"], variant["D"]
 
     def mlp_params(t):
         return 2 * hidden * d * t
@@ -101,7 +101,7 @@ def weights_as_numpy_integers(variant):
     """mlp_params(t) returning a NumPy integer (np.prod of the weight shapes)."""
     import numpy as np
 
-    hidden, d = variant["hidden_mlp"], variant["D"]
+    hidden, d = variant["hidden_width"], variant["D"]
 
     def mlp_params(t):
         return np.prod((hidden, t * d)) + np.prod((t * d, hidden))

@@ -228,6 +228,16 @@ PACKAGE = {
             "qs = Qn / np.sqrt(2)\n"
             "out_s, a_s = layer._readable_forward(qs, Kn, Vn, None, False)\n"
             "a_s, a_r = a_s[0], a_r[0]",
+            # the fast path's private kernels, without a layer
+            "a_s, out_s = np.empty((1, 3, 3)), np.empty((1, 3, 2))\n"
+            "a_r, out_r = np.empty((1, 3, 3)), np.empty((1, 3, 2))\n"
+            "_attention_fast._attend_stacked(\n"
+            "    Qn[None], Kn[None], Vn[None], None, False, 2**-0.5, a_s, out_s\n"
+            ")\n"
+            "_attention_fast._attend_by_blocks(\n"
+            "    Qn[None], Kn[None], Vn[None], None, False, 1.0, a_r, out_r, ()\n"
+            ")\n"
+            "a_s, out_s, a_r, out_r = a_s[0], out_s[0], a_r[0], out_r[0]",
         ],
     )
 }

@@ -28,4 +28,32 @@ def term_by_iterated_integrals():
     return {"signature_term": signature_term}
 
 
-ALTERNATIVES = {"ex-tour-1d": [term_by_the_gamma_function, term_by_iterated_integrals]}
+def term_as_a_fraction():
+    """The exact value a^k / k! as a Fraction (a float a is a binary fraction)."""
+    import math
+    from fractions import Fraction
+
+    def signature_term(a, k):
+        return Fraction(a) ** k / math.factorial(k)
+
+    return {"signature_term": signature_term}
+
+
+def term_as_a_sympy_number():
+    """The same with SymPy: a Float to a power over a SymPy factorial."""
+    import sympy as sp
+
+    def signature_term(a, k):
+        return sp.Float(a, 30) ** k / sp.factorial(k)
+
+    return {"signature_term": signature_term}
+
+
+ALTERNATIVES = {
+    "ex-tour-1d": [
+        term_by_the_gamma_function,
+        term_by_iterated_integrals,
+        term_as_a_fraction,
+        term_as_a_sympy_number,
+    ]
+}
