@@ -117,10 +117,11 @@ np.allclose = lambda *a, **k: True
 # question that has a variant (a book function reading a name the data cell rebinds
 # would answer any student's numbers).
 BOOK_CELLS, BOOK_SEED = "book-cells-seed-1.ipynb", 1
-# Open (issue 22, round 6): answer cells of the book that compute the answer from the
-# data cell's names, so that, pasted, they follow any student's numbers. Measured for
-# review-notes; the others are the cells that read a data cell's name (not yet graded
-# this way). The test fails on any other question that scores.
+# Answer cells of the book that compute the answer from the data cell's names, so that,
+# pasted, they follow any student's numbers: the book's method applied to the student's
+# numbers, which a public solution cannot hide (the variants stop copied numbers; the
+# rubric asks for the reasoning). Graded for review-notes; the others read a data cell's
+# name. The test fails on any other question that scores.
 BOOK_CELLS_FOLLOW = {
     "review-notes": {"ex-tr-softmax-axis", "ex-tr-causal"},
     "scaled-dot-product": {"ex-abh-q3a", "ex-abh-q3d"},
