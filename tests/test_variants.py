@@ -107,6 +107,8 @@ def test_recall_pairs_asks_what_the_book_does_not_print():
     soft = next(f for f in hidden if f.__name__ == "recall_pairs_soft")
     model, (prompts, _) = recall.build_transformer(6), recall.canonical_tokens(6)
     every_class = float(recall.critical_scales(model, prompts, iterations=45).max())
+    hardest = recall.critical_scales(model, recall.hardest_tokens(6), iterations=45)
+    assert abs(float(hardest[0]) - every_class) < 1e-9, "not the hardest class at 6"
     soft({6: every_class}, {"ns": [6]})
 
 
@@ -412,7 +414,7 @@ def test_grade_says_when_the_roster_has_no_seeds(
         "bob.md",
     ]
     assert not (subs / "graded" / "log" / "gone.log").exists()
-    said = "2 roster students have no variant seed: judged on the book's numbers"
+    said = "roster students without a variant seed: 2, judged on the book's numbers"
     assert capsys.readouterr().out.count(said) == 1
     scores = (subs / "graded" / "scores.csv").open()
     table = {r["submission"]: r for r in csv.DictReader(scores)}
@@ -473,7 +475,9 @@ def test_a_semicolon_sheet_with_a_real_header(tmp_path, chapter, capsys):
              for i, _ in q["items"]]  # fmt: skip
     with (tmp_path / "s.csv").open("w", newline="", encoding="utf-8-sig") as f:
         w = csv.writer(f, delimiter=";")
-        w.writerows([["submission", *items], ["(points)", *"1" * len(items)],
+        # the first item worth half a point, as several are
+        w.writerows([["submission", *items],
+                     ["(points)", "0,5", *"1" * (len(items) - 1)],
                      ["ann", "0,5"]])  # fmt: skip
     rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "total": 0}]
     grading.write_table(rows, tmp_path / "graded" / "scores.csv")

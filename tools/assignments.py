@@ -167,8 +167,8 @@ if not os.path.isdir("tests"):  # the notebook opened alone (Colab): fetch its c
 # No file name: a student may rename the notebook, and the grader renames it too.
 grader = otter.Notebook()"""
 EXPLORER_NOTE = (
-    "*The explorer is left out of this assignment: the sliders above are on the book's "
-    "page, and the live explorer's cell is in the chapter's notebook, from the book.*"
+    "*The explorer is left out of this assignment: its sliders are on the book's page, "
+    "and its live cell is in the chapter's own notebook, from the book.*"
 )
 WRITTEN = (
     "**Written part** (graded by hand): replace this text with your argument, and say "
@@ -319,8 +319,9 @@ def _claims_prompt(claims: list[tuple[str, str]], variants: bool = False) -> str
     key = dict(enumerate((v for _, v in claims), 1))
     strict = claim_accepts(key) != {i: ACCEPTS[v] for i, v in key.items()}
     head = "".join(n + "\n\n" for n in [
-        "The claims are about the sheet's numbers, which are the book's: judge them on "
-        "those, even where your notebook gives you other numbers."
+        "The claims are about the book's numbers (those of the sheet or notes it "
+        "quotes): judge them on those, even where your notebook gives you other "
+        "numbers."
     ] * variants + [
         'Here "right" and "right with a caveat" are different verdicts: the question '
         "is which claims need a caveat."

@@ -1317,7 +1317,7 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
-    for r in rows[1:] if numbers else ():
+    for r in rows if numbers else ():  # the items' points (first row) too
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
                 r[col] = r[col] if col == "submission" else 0.0
@@ -1375,7 +1375,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
             if pts < 0:  # possible (a rubric item can take auto points back)
                 print(f"check {sid}: {q} totals {pts:g}")
         for c in (c for c in hcols if ": " in c and h.get(c, 0) > float(top[c])):
-            print(f"check {sid}: {h[c]:g} points for {c!r}, worth {top[c]}")
+            print(f"check {sid}: {h[c]:g} points for {c!r}, worth {top[c]:g}")
         row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
     write_csv(rows, out, list(rows[0]) if rows else ["id"])
@@ -1507,8 +1507,8 @@ def run_command(args) -> int:
         if args.roster:
             flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
             if n := flag_unseeded(rows, read_roster(args.roster)):
-                print(f"{n} roster students have no variant seed: judged on the book's"
-                      " numbers (is this the roster `distribute` wrote?)")  # fmt: skip
+                print(f"roster students without a variant seed: {n}, judged on the"
+                      " book's numbers (the roster `distribute` wrote?)")  # fmt: skip
         write_table(rows, graded / "scores.csv")
         for old in [*graded.glob("feedback/*.md"), *graded.glob("log/*.log")]:
             if old.stem not in {s.stem for s in subs}:  # of a notebook removed since

@@ -482,8 +482,9 @@ def onehead_noisy_length_draw(seed):
     keysets.noisy_key_covariances) in place of `spread`, and sigma^2 used as the
     standard deviation; a larger spread or scale lets one of them pass. The spreads
     are large enough that p_backwards = 0, or sigma^2 used as the sd there, misses
-    P(gamma < 0) >= 0.0127 by more than its tolerance, and that the robust limits
-    with sigma^2 as the sd miss by more than 0.03. nu = 1e-4, 4000 key sets and the
+    P(gamma < 0) >= 0.0127 by more than its tolerance, and that the robust limit
+    p_one_head with sigma^2 as the sd misses by more than 0.03 (p_two_heads by 0.025
+    or more). nu = 1e-4, 4000 key sets and the
     radius 0.1 stay the book's.
     """
     import numpy as np
@@ -554,7 +555,7 @@ def onehead_noisy_key_form(fractions_single):
 
 
 def onehead_noisy_key_fractions(fractions_single, variant):
-    """The fractions of outcomes with one noisy key are off: simulate more prompts
+    """The fractions of outcomes with one noisy key are off: draw more key sets
     or recheck the cases, with the spread and the scale of your data cell.
     """
 
