@@ -102,6 +102,15 @@ class Answer:
 for name in {names!r}:
     globals()[name] = Answer()
 """
+# A notebook that tries to undo the sandbox as its namespace root: unmount the fresh
+# /tmp and the covers, remount every file system writable, then leave a file outside.
+ESCAPE = """import subprocess
+
+mounts = sorted({{line.split()[4] for line in open("/proc/self/mountinfo")}})
+script = "umount -l /tmp; " + "; ".join(f"umount -l {{m}}" for m in {hidden!r})
+script += "; " + "; ".join(f"mount -o remount,bind,rw {{m}}" for m in mounts)
+subprocess.run(["sh", "-c", script + "; touch {marker}"], capture_output=True)
+"""
 CRASH = "import os\n\nos._exit(3)  # the kernel dies"
 HUGE = "print('x' * 50_000_000)  # 50 MB of output"
 RAISE = 'raise ValueError("my shapes are off\\nsecond line")'
@@ -218,6 +227,12 @@ def _prepare(path, tmp) -> dict:
         code = UNPICKLE.format(marker=str(marker), names=names)
         cheat.cells.append(nbformat.v4.new_code_cell(code))
         nbformat.write(cheat, subs / "unpickles-code.ipynb")
+        cheat = copy.deepcopy(solution)
+        marker = tmp / "escaped-the-sandbox"
+        hidden = grading.hidden_dirs(subs, dest / "autograder")
+        code = ESCAPE.format(hidden=hidden, marker=str(marker))
+        cheat.cells.insert(1, nbformat.v4.new_code_cell(code))
+        nbformat.write(cheat, subs / "escapes.ipynb")
         for stem, code in (("crashes", CRASH), ("huge-output", HUGE)):
             notebook = copy.deepcopy(solution)
             notebook.cells.append(nbformat.v4.new_code_cell(code))
@@ -440,6 +455,11 @@ def test_cheating_gains_nothing(batch):
     assert float(c["table"]["unpickles-code.ipynb"]["total"]) == 0
     marker = c["subs"].parent / "unpickled-in-the-judge"
     assert not marker.exists(), "an answer ran code in the judge"
+    # Undoing the sandbox's mounts fails (no capability): nothing written outside, and
+    # the notebook still gets its points.
+    assert not (c["subs"].parent / "escaped-the-sandbox").exists(), "out of the sandbox"
+    escaped = c["table"]["escapes.ipynb"]
+    assert escaped["status"] == "ok" and escaped["total"] == escaped["possible"]
     patched = c["table"]["patches-numpy.ipynb"]
     assert float(patched["abh_q3b"]) == 0, "a wrong answer scored with NumPy patched"
     assert float(patched["abh_q3a"]) == 3

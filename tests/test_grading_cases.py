@@ -150,6 +150,19 @@ def test_stubs_and_unreadable_answers():
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
 
 
+def test_string_answers_are_never_run(tmp_path):
+    """Strings are data the judge reads back, so a check never hands one to SymPy
+    (sp.Matrix and nsimplify would run it as code): exact answers written as strings
+    score 0, and the code in them does not run."""
+    marker = tmp_path / "ran"
+    payload = f"__import__('pathlib').Path({str(marker)!r}).write_text('x') or 1"
+    check = _check("scaled-dot-product", "ex-abh-q3a")
+    answers = {name: [[payload, "0"]] * 3 for name in ("Q", "K", "V")}
+    answers["QKt"] = [[payload, "0", "0"]] * 3
+    assert grading.judge_answers(check, answers, seed=3)["score"] == 0
+    assert not marker.exists(), "a string answer ran as code in the judge"
+
+
 def test_hints_say_what_the_check_saw():
     """A function answer that raised: that alone is the hint, not also the docstrings
     of the checks it failed. An assertion message written out in the check file may

@@ -86,28 +86,36 @@ UNSHARE = ["unshare", "-rmnp", "--fork", "--kill-child", "--mount-proc"]
 @functools.cache
 def can_sandbox() -> bool:
     """Whether `unshare` gives us user, mount, network and PID namespaces here."""
-    if not shutil.which("unshare"):
+    if not shutil.which("unshare") or not shutil.which("setpriv"):
         return False
     return subprocess.run([*UNSHARE, "true"], capture_output=True).returncode == 0
 
 
 # Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
 # /dev/shm, the scratch directory (the current one) at $ATTNSIG_WORK, and the hidden
-# directories ($1, ...) covered by empty file systems. The folders of /tmp that hold
-# the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in /tmp) are opened before
-# /tmp is covered and bound back read-only, hidden directories included.
+# paths ($1, ...) covered by empty file systems (a file by /dev/null). The folders of
+# /tmp that hold the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in /tmp) are
+# opened before /tmp is covered and bound back read-only, hidden directories included.
+# Each step is a command of its own, so that `set -e` stops the sandbox (the kernel
+# "died") rather than run the notebook with a step left out. Python starts without
+# any capability (`setpriv`): namespace root could otherwise remount a file system
+# writable or unmount a cover.
 _SANDBOX = """
 set -e
 for m in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do
     mount -o remount,bind,ro "$m" 2>/dev/null || true
 done
-for d in "$@"; do mount -t tmpfs -o ro,size=4k none "$d" 2>/dev/null || true; done
+for d in "$@"; do
+    if [ -d "$d" ]; then mount -t tmpfs -o ro,size=4k none "$d"
+    else mount --bind /dev/null "$d"; fi
+done
 fd=3
 for k in $ATTNSIG_KEEP; do eval "exec $fd<\\"\\$k\\""; fd=$((fd + 1)); done
 mount -t tmpfs -o size=1g none /tmp
 fd=3
 for k in $ATTNSIG_KEEP; do
-    mkdir -p "$k" && mount -c --rbind "/proc/self/fd/$fd" "$k"
+    mkdir -p "$k"
+    mount -c --rbind "/proc/self/fd/$fd" "$k"
     mount -o remount,bind,ro "$k"
     eval "exec $fd<&-"; fd=$((fd + 1))
 done
@@ -116,7 +124,8 @@ mkdir "$ATTNSIG_WORK"
 mount -c --bind /proc/self/cwd "$ATTNSIG_WORK"
 cd "$ATTNSIG_WORK"
 mount -o remount,bind,rw "$ATTNSIG_WORK"
-exec "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
+exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs \\
+    "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
 """
 
 # The sandboxed side: run the notebook's code cells, then answer the judge's requests
@@ -232,7 +241,8 @@ with client.setup_kernel():
 
 def hidden_dirs(*extra: Path) -> list[str]:
     """What a submission must not read: the chapters (solutions), the built assignments
-    (checks), the repository's history and tests, and the grading folders."""
+    (checks), the repository's history and tests, the grading folders and the roster;
+    none inside another (a covered folder's inside cannot be covered again)."""
     roots = {ROOT}
     try:
         import attnsig
@@ -241,7 +251,8 @@ def hidden_dirs(*extra: Path) -> list[str]:
     except ImportError:
         pass
     found = [r / d for r in roots for d in ("chapters", "_build", ".git", "tests")]
-    return sorted({str(p.resolve()) for p in [*found, *extra] if p.is_dir()})
+    paths = sorted({str(p.resolve()) for p in [*found, *extra] if p.exists()})
+    return [p for p in paths if not any(p.startswith(q + os.sep) for q in paths)]
 
 
 def sandbox_env(scratch: str) -> dict[str, str]:
@@ -1033,6 +1044,7 @@ def grade(
     out: Path | None = None,
     fresh: bool = False,
     seeds: dict[Path, int | None] | None = None,
+    private: tuple[Path, ...] = (),
 ) -> list[dict]:
     """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
     in the order given. With `out`, also the feedback, the logs and the cache there.
@@ -1040,7 +1052,7 @@ def grade(
     roster, not graded); without, every submission gets the book's numbers (seed 0).
     """
     work = {Path(autograder_zip): (list(submissions), out)}
-    return grade_many(work, jobs, timeout, fresh, seeds)[Path(autograder_zip)]
+    return grade_many(work, jobs, timeout, fresh, seeds, private)[Path(autograder_zip)]
 
 
 def grade_many(
@@ -1049,12 +1061,14 @@ def grade_many(
     timeout: float = TIMEOUT,
     fresh: bool = False,
     seeds: dict[Path, int | None] | None = None,
+    private: tuple[Path, ...] = (),
 ) -> dict[Path, list[dict]]:
-    """Several assignments in one pool: autograder zip -> (submissions, out)."""
+    """Several assignments in one pool: autograder zip -> (submissions, out); the
+    files `private` (the roster) hidden from the notebooks too."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
-    hide = hidden_dirs(*folders)
+    hide = hidden_dirs(*folders, *private)
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
@@ -1503,7 +1517,10 @@ def run_command(args) -> int:
         if seeds is None:
             print(NO_ROSTER)
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
-        rows = grade(zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds)
+        private = (args.roster,) if args.roster else ()
+        rows = grade(
+            zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds, private
+        )
         if args.roster:
             flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
             if n := flag_unseeded(rows, read_roster(args.roster)):

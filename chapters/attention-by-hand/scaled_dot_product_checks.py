@@ -269,12 +269,16 @@ VARIANTS["abh-q3"] = {
     "cell": abh_q3_cell,
     "names": ["R", "I_in", "W_Q", "W_K", "W_V", "d_k"],
     "after": "ex-abh-q3a",
-    "describe": "the input X (I_in) and the weights W_Q, W_K, W_V of question 3",
+    "describe": "X (I_in) and the weights W_Q, W_K, W_V of the sheet's question 3",
 }
 
 
 def abh_q3a_shapes(Q, K, V, QKt):
     import sympy as sp
+
+    def exact(m):  # entry by entry: sympify(strict) never runs a string as code
+        rows = m.tolist() if hasattr(m, "tolist") else m
+        return sp.Matrix([[sp.sympify(e, strict=True) for e in r] for r in rows])
 
     for name, m, shape in (
         ("Q", Q, (3, 2)),
@@ -282,7 +286,7 @@ def abh_q3a_shapes(Q, K, V, QKt):
         ("V", V, (3, 2)),
         ("QKt", QKt, (3, 3)),
     ):
-        assert m is not ... and sp.Matrix(m).shape == shape, (
+        assert m is not ... and exact(m).shape == shape, (
             f"{name} should have shape {shape}"
         )
 
@@ -310,8 +314,10 @@ def abh_q3a_exact(Q, K, V, QKt, variant):
     )
     s0 = mul(q0, [[k0[j][t] for j in range(len(k0))] for t in range(len(k0[0]))])
 
-    def same(a, b):
-        a = sp.Matrix(a).applyfunc(lambda e: sp.nsimplify(e, rational=True))
+    def same(a, b):  # entry by entry: sympify(strict) never runs a string as code
+        rows = a.tolist() if hasattr(a, "tolist") else a
+        a = sp.Matrix([[sp.sympify(e, strict=True) for e in r] for r in rows])
+        a = a.applyfunc(lambda e: sp.nsimplify(e, rational=True))
         return a.shape == (len(b), len(b[0])) and a == sp.Matrix(b)
 
     assert same(Q, q0) and same(K, k0) and same(V, v0), "Q, K or V"
@@ -450,6 +456,12 @@ QUESTIONS["ex-abh-q3b"] = {
         # the fast path's own kernels: scores, softmax and A V in one call each (the
         # softmax alone stays free: the book's cells use it)
         "attnsig._attention_fast._attend_heads",
+        # the synthesizers' and the recall model's attention steps take any logits
+        "attnsig.synthesizer.attend",
+        "attnsig.synthesizer.dense_attention",
+        "attnsig.synthesizer.random_attention",
+        "attnsig.synthesizer.DenseSynthesizer.__init__",
+        "attnsig.recall.model._attention",
         "attnsig._attention_fast._attend_stacked",
         "attnsig._attention_fast._attend_by_blocks",
     ],
