@@ -487,8 +487,9 @@ def test_a_semicolon_sheet_with_a_real_header(tmp_path, chapter, capsys):
     assert grades[0]["points"] == 0.5
     (tmp_path / "s.csv").write_text("submission;q (2)\n(points);2\nann;two\n")
     command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
-    with pytest.raises(SystemExit, match="row 'ann', column 'q \\(2\\)'"):
-        grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
+    for main in grading.main, assignments.main:  # both command lines
+        with pytest.raises(SystemExit, match="row 'ann', column 'q \\(2\\)'"):
+            main([*command, "--rubric", str(tmp_path / "s.csv")])
 
 
 def test_merge_warns_and_waits_for_grade(tmp_path, capsys):

@@ -554,7 +554,10 @@ def main(argv: list[str]) -> int:
         print(f"{len(students)} student notebooks -> {args.out}; {kept}")
         return 0
     if args.command != "build":
-        return grading.run_command(args)
+        try:
+            return grading.run_command(args)
+        except ValueError as exc:  # a bad sheet or roster: one line, not a traceback
+            raise SystemExit(str(exc)) from None
     wanted = set(args.chapters)
     for path in chapters():
         if wanted and not wanted & {path.stem, str(path)}:

@@ -331,8 +331,8 @@ def plain(value):
     if top == "torch":
         return value.detach().cpu().numpy()
     if top in ("sympy", "mpmath"):
-        if hasattr(value, "tolist") and hasattr(value, "shape"):  # a matrix
-            return [[plain(e) for e in row] for row in value.tolist()]
+        if hasattr(value, "tolist"):  # a matrix or an array: nested lists
+            return plain(value.tolist())
         if type(value).__name__ in ("BooleanTrue", "BooleanFalse"):
             return bool(value)
         if getattr(value, "is_Rational", False):
@@ -350,6 +350,12 @@ def plain(value):
     if isinstance(value, list | tuple | set | frozenset):
         kind = next(t for t in (list, tuple, set, frozenset) if isinstance(value, t))
         return kind(plain(v) for v in value)
+    if (
+        top == "numpy"
+        and hasattr(value, "shape")
+        and type(value).__name__ in ("matrix", "MaskedArray")
+    ):
+        return plain(value.__array__())  # its plain array
     if getattr(getattr(value, "dtype", None), "kind", "") == "O":  # object array
         import numpy as np
 

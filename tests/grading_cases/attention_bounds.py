@@ -212,8 +212,26 @@ def heads_at_the_needed_lengths(variant):
     return {"two_heads": two_heads, "head1_length": head1_length}
 
 
+def copy_as_a_sympy_array(variant):
+    """The bisection's query returned as a 1-d SymPy Array of Floats."""
+    import sympy as sp
+
+    answers = copy_by_bisection(variant)
+    found = answers["q_copy"]
+
+    def q_copy(keys, eps):
+        return sp.Array([sp.Float(float(x)) for x in found(keys, eps)])
+
+    return {**answers, "q_copy": q_copy}
+
+
 ALTERNATIVES = {
-    "ex-bounds-copy": [copy_by_hand, copy_by_bisection, copy_at_the_worst_case_length],
+    "ex-bounds-copy": [
+        copy_by_hand,
+        copy_by_bisection,
+        copy_at_the_worst_case_length,
+        copy_as_a_sympy_array,
+    ],
     "ex-bounds-average": [average_by_hand, average_by_bisection],
     "ex-bounds-noisy": [noisy_by_a_numerical_softmax, noisy_as_logistic_weights],
     "ex-bounds-heads": [

@@ -27,6 +27,18 @@ def tight_random_partial_isometry():
     return {"tight": tight}
 
 
+def tight_as_a_numpy_matrix():
+    """The scaled identity block as an np.matrix (an ndarray subclass)."""
+    import numpy as np
+
+    def tight(n, d, k):
+        a = np.asmatrix(np.zeros((n, d)))
+        a[range(k), range(k)] = 3.0
+        return a
+
+    return {"tight": tight}
+
+
 def _floor(s, a, k):
     """Singular values below a small floor raised to it: rank exactly k - 1."""
     import numpy as np
@@ -61,6 +73,10 @@ def lowrank_torch_svd_with_floor():
 
 
 ALTERNATIVES = {
-    "ex-svd-kth": [tight_scaled_identity_block, tight_random_partial_isometry],
+    "ex-svd-kth": [
+        tight_scaled_identity_block,
+        tight_random_partial_isometry,
+        tight_as_a_numpy_matrix,
+    ],
     "ex-svd-lowrank": [lowrank_full_svd_with_floor, lowrank_torch_svd_with_floor],
 }
