@@ -163,6 +163,15 @@ def test_string_answers_are_never_run(tmp_path):
     assert not marker.exists(), "a string answer ran as code in the judge"
 
 
+def test_an_unreadable_return_is_not_called_raising():
+    """A function answer that returns what the judge cannot read (a generator) is
+    told so, not that it raised."""
+    check = grading.check_of("q", {"hidden": ["def q_f(f):\n    assert f(1) == 1"]})
+    got = grading.judge_answers(check, {"f": lambda x: (x for _ in "a")})
+    assert got["score"] == 0
+    assert "returned what the checks cannot read" in " ".join(got["hints"]), got
+
+
 def test_hints_say_what_the_check_saw():
     """A function answer that raised: that alone is the hint, not also the docstrings
     of the checks it failed. An assertion message written out in the check file may

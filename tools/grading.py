@@ -171,7 +171,11 @@ def __attnsig_reply(op, name, payload, builds=(), question=""):
             if op == "get" and callable(v) and not isinstance(v, type):
                 r = ("callable",)
             else:
-                r = ("value", __attnsig_plain(v))
+                try:
+                    r = ("value", __attnsig_plain(v))
+                    pickle.dumps(r)
+                except Exception as e:
+                    r = ("unreadable", f"{type(e).__name__}: {e}"[:300])
         data = pickle.dumps(r)
     except BaseException as e:
         data = pickle.dumps(("error", f"{type(e).__name__}: {e}"[:300]))
@@ -468,6 +472,8 @@ class Session:
         if isinstance(reply, tuple) and reply and reply[0] == "value":
             return reply[1]
         detail = reply[1] if isinstance(reply, tuple) and len(reply) > 1 else reply
+        if isinstance(reply, tuple) and reply[:1] == ("unreadable",):
+            raise StudentError(f"{name} returned what the checks cannot read: {detail}")
         raise StudentError(f"{name} raised {detail}")
 
 
@@ -945,9 +951,15 @@ class Exported(Session):
         elif op == "call":
             restore = blocking(*self.blocked)
             try:
-                reply = ("value", plain(found(*payload[0], **payload[1])))
+                value = found(*payload[0], **payload[1])
             except Exception as exc:
                 reply = ("error", f"{type(exc).__name__}: {exc}"[:300])
+            else:
+                try:
+                    reply = ("value", plain(value))
+                    pickle.dumps(reply)
+                except Exception as exc:
+                    reply = ("unreadable", f"{type(exc).__name__}: {exc}"[:300])
             finally:
                 restore()
         try:
@@ -1133,7 +1145,7 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
     the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
     lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
-    if row.get("seed") and varied:
+    if row.get("seed") and varied and result["status"] == "ok":
         lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
