@@ -436,6 +436,7 @@ QUESTIONS["ex-onehead-small-noise"] = {
     "builds": [
         "attnsig.constructions.average_query",
         "attnsig.constructions.average_query_by_gap",
+        "attnsig.constructions.noisy_average_query",
     ],
     "builds_in_cells": True,
     "describe": (
@@ -891,8 +892,12 @@ def onehead_one_head_robust_limits(p_one_head, p_two_heads, variant):
 
     spread, n = Fraction(variant["spread"]), variant["n"]
     phi = 0.5 * math.erfc(-1 / math.sqrt(2 * spread))  # P(gamma > 0), N(1, sigma^2)
-    assert abs(float(p_one_head) - phi ** (n - 2)) <= 0.03, "p_one_head"
-    assert abs(float(p_two_heads) - phi**2) <= 0.03, "p_two_heads"
+    # At the drawn spreads every power of phi lies within a few hundredths of the next:
+    # phi^(n - 1) for p_one_head or phi for p_two_heads is 0.012 off or more (at
+    # spread 1/5), so the limits are asked to within 0.005 (a simulation of 10^5 draws
+    # is well inside).
+    assert abs(float(p_one_head) - phi ** (n - 2)) <= 0.005, "p_one_head"
+    assert abs(float(p_two_heads) - phi**2) <= 0.005, "p_two_heads"
 
 
 def onehead_one_head_robust_wrong_key_b(a, means, n, push):
@@ -928,8 +933,8 @@ QUESTIONS["ex-onehead-one-head-robust"] = {
         "whose output is within 0.1 of (v_a + v_b)/2 for every length of k_a "
         "(part 1);\n"
         "p_one_head, p_two_heads: with your n and sigma^2 = your spread (part 2), "
-        "the limits as the\n"
-        "scales grow of the probability that c is within 0.1 of the average, for "
+        "the limits (to 0.005) as\n"
+        "the scales grow of the probability that c is within 0.1 of the average, for "
         "q_robust and\n"
         "for the two heads of the two-heads exercises that average under a noisy "
         "length of\n"

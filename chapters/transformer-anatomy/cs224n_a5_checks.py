@@ -393,13 +393,15 @@ QUESTIONS["ex-a5-noisy-small"] = {
     "builds": [
         "attnsig.constructions.average_query",
         "attnsig.constructions.average_query_by_gap",
+        "attnsig.constructions.noisy_average_query",
     ],
     "builds_in_cells": True,
     "describe": (
         "q_avg: your query, shape (n_keys,), built from the means (rows of "
         "`means`), the indices\n"
-        "ia, ib and the scale scale_beta of the set-up cell (keys drawn with "
-        "Sigma_i = nu_small I)"
+        "ia, ib and the scale scale_beta of the set-up cell (the noise-free keys "
+        "a and b\n"
+        "score scale_beta; keys drawn with Sigma_i = nu_small I)"
     ),
     "public": [a5_noisy_small_shape],
     "hidden": [a5_noisy_small_averages],

@@ -281,6 +281,19 @@ def robust_half_for_spread(variant):
     return {**found, "p_one_head": phi ** (found["n"] - 2), "p_two_heads": phi**2}
 
 
+def robust_key_b_among_the_pushed(variant):
+    """p_one_head counts key b among the n - 1 keys held down: phi^(n - 1)."""
+    found = robust_by_hand(variant)
+    phi = found["p_two_heads"] ** 0.5
+    return {**found, "p_one_head": phi ** (found["n"] - 1)}
+
+
+def robust_one_noisy_key(variant):
+    """p_two_heads as Exercise 5.7's one noisy key: phi, not phi^2."""
+    found = robust_by_hand(variant)
+    return {**found, "p_two_heads": found["p_two_heads"] ** 0.5}
+
+
 MISTAKES = {
     "ex-onehead-noisy-key": [noisy_key_half_for_spread, noisy_key_spread_as_sd],
     "ex-onehead-two-heads-noisy": [
@@ -288,5 +301,10 @@ MISTAKES = {
         backwards_half_for_spread,
         backwards_spread_as_sd,
     ],
-    "ex-onehead-one-head-robust": [robust_spread_as_sd, robust_half_for_spread],
+    "ex-onehead-one-head-robust": [
+        robust_spread_as_sd,
+        robust_half_for_spread,
+        robust_key_b_among_the_pushed,
+        robust_one_noisy_key,
+    ],
 }
