@@ -26,6 +26,7 @@ from __future__ import annotations
 import decimal
 import importlib
 import inspect
+from fractions import Fraction
 
 import nbformat
 import pytest
@@ -148,6 +149,25 @@ def test_stubs_and_unreadable_answers():
     assert grading.judge_answers(check, {"verdicts": Sneaky(key)})["score"] > 0
     got = grading.judge_answers(check, {"verdicts": decimal.Decimal(1)})
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
+
+
+def test_replies_the_judge_refuses():
+    """A forged reply nested 300 deep (deeper, it breaks the judge's hints), a shared
+    one that doubles at every level, or a bytearray (10**10 of them would fill the
+    judge's memory) is refused; plain data is read."""
+    import pickle
+
+    deep = []
+    for _ in range(300):
+        deep = [deep]
+    doubling = [1.0]
+    for _ in range(60):
+        doubling = [doubling, doubling]
+    for forged in (deep, doubling, bytearray(3)):
+        with pytest.raises(pickle.UnpicklingError):
+            grading.read_reply(pickle.dumps(("value", forged)))
+    plain = ("value", {"a": [1, (2.5, Fraction(1, 3))]})
+    assert grading.read_reply(pickle.dumps(plain)) == plain
 
 
 def test_string_answers_are_never_run(tmp_path):

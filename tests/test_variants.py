@@ -373,6 +373,11 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     with zipfile.ZipFile(out / "autograder.zip") as zf:
         carried = json.loads(zf.read("variants.json"))
     assert carried == {**seeds, "ann@x.org": seeds["ann"]}
+    # The handed-out zip (every check, every student's seed) is recorded, and hidden
+    # from the notebooks while grading (a file covered like the roster).
+    record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()
+    handed = str((out / "autograder.zip").resolve())
+    assert handed in record and handed in grading.hidden_dirs(*map(Path, record))
     # Bob hands in Cy's notebook (Cy's numbers) under his own name; a stranger too.
     (subs / "bob_tiny.ipynb").write_bytes((subs / "cy_tiny.ipynb").read_bytes())
     (subs / "zed.ipynb").write_bytes((subs / "ann_tiny.ipynb").read_bytes())

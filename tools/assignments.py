@@ -468,6 +468,9 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
     shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
     with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
         zf.writestr("variants.json", json.dumps(seeds, indent=1))
+    # `grade` hides every zip handed out (its checks, the roster's ids and seeds)
+    with (builds / grading.DISTRIBUTED).open("a") as record:
+        record.write(f"{(out / 'autograder.zip').resolve()}\n")
     return students
 
 
