@@ -328,9 +328,13 @@ class _Answers(pickle.Unpickler):
 def plain(value):
     """`value` as data the judge reads back (`_Answers`), run in the student's kernel:
     a SymPy or mpmath number as an int, a Fraction, a float or a complex, a matrix as
-    a list of rows, a torch tensor as a NumPy array, containers item by item; a
-    symbolic expression raises (the judge reads numbers)."""
+    a list of rows, a Decimal as a Fraction, anything else with an array form (torch,
+    pandas, np.matrix) as a NumPy array, containers item by item; a symbolic
+    expression raises (the judge reads numbers)."""
+    import decimal
     import fractions
+
+    import numpy as np
 
     top = type(value).__module__.split(".")[0]
     if top == "torch":
@@ -350,20 +354,18 @@ def plain(value):
                 return complex(value)
             except TypeError:
                 raise TypeError(f"{value}: symbols, not a number") from None
+    if isinstance(value, decimal.Decimal):
+        return fractions.Fraction(value)
     if isinstance(value, dict):
         return {plain(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         kind = next(t for t in (list, tuple, set, frozenset) if isinstance(value, t))
         return kind(plain(v) for v in value)
-    if (
-        top == "numpy"
-        and hasattr(value, "shape")
-        and type(value).__name__ in ("matrix", "MaskedArray")
-    ):
-        return plain(value.__array__())  # its plain array
-    if getattr(getattr(value, "dtype", None), "kind", "") == "O":  # object array
-        import numpy as np
-
+    if hasattr(value, "__array__") and not isinstance(value, np.generic | np.ndarray):
+        return plain(np.asarray(value))  # a DataFrame, a Series, ...
+    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+        return plain(np.asarray(value))  # np.matrix, a masked array: the plain array
+    if isinstance(value, np.ndarray) and value.dtype.kind == "O":  # item by item
         flat = [plain(v) for v in value.ravel()]
         return np.array(flat + [None], dtype=object)[:-1].reshape(value.shape)
     return value

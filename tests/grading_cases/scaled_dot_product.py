@@ -98,6 +98,21 @@ def maps_to_four_decimals_by_hand(variant):
     return found
 
 
+def maps_as_a_dataframe_and_decimals(variant):
+    """The rounded maps as pandas DataFrames, the outputs as Decimals (exact
+    four-decimal strings): numbers in other containers, read as numbers."""
+    from decimal import Decimal
+
+    import pandas as pd
+
+    found = maps_to_four_decimals_by_hand(variant)
+    for tag in "sr":
+        found[f"a_{tag}"] = pd.DataFrame(found[f"a_{tag}"])
+        found[f"out_{tag}"] = [[Decimal(f"{x:.4f}") for x in row]
+                               for row in found[f"out_{tag}"]]  # fmt: skip
+    return found
+
+
 def maps_exact_with_sympy(variant):
     """Exact weights exp(s)/sum exp, evaluated to 20 digits, as lists of floats."""
     import sympy as sp
@@ -175,6 +190,7 @@ ALTERNATIVES = {
         maps_to_four_decimals_by_hand,
         maps_exact_with_sympy,
         maps_by_hand_rounding_on_the_way,
+        maps_as_a_dataframe_and_decimals,
     ],
     "ex-abh-q3d": [reading_the_scaled_map, reading_the_raw_map],
 }
