@@ -23,7 +23,7 @@ exported from a submission, with the checks the autograder zip holds
 
 from __future__ import annotations
 
-import decimal
+import datetime
 import importlib
 import inspect
 from fractions import Fraction
@@ -142,12 +142,12 @@ def test_stubs_and_unreadable_answers():
         assert out["hints"] == hints, out
 
     # A dict subclass is read as its items (the kernel sends plain data); a class the
-    # judge does not read back (Decimal here, any class of the student's) scores 0.
+    # judge does not read back (a date here, any class of the student's) scores 0.
     class Sneaky(dict):
         pass
 
     assert grading.judge_answers(check, {"verdicts": Sneaky(key)})["score"] > 0
-    got = grading.judge_answers(check, {"verdicts": decimal.Decimal(1)})
+    got = grading.judge_answers(check, {"verdicts": datetime.date(2026, 1, 1)})
     assert got["score"] == 0 and "cannot be read" in " ".join(got["hints"])
 
 
