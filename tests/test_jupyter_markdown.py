@@ -82,7 +82,10 @@ def convert(text: str) -> str:
             "Both {cite:p}`elman1990finding, smith2020`.",
             "Both (Elman, 1990; Smith and Jones, 2020).",
         ),
-        ("{cite:p}`sheet`", "(*Self-Attention and Transformers*)"),
+        # A sheet is named by the sentence citing it: no title in brackets again.
+        ("The sheet *Self-Attention* {cite:p}`sheet`.", "The sheet *Self-Attention*."),
+        ("{cite:t}`sheet` asks", "*Self-Attention and Transformers* asks"),
+        ("Both {cite:p}`sheet, smith2020`.", "Both (Smith and Jones, 2020)."),
         ("{cite:p}`nokey`", "(nokey)"),
         ("In {ref}`ex-onehead-copy`, part 1", "In Exercise 7.1, part 1"),
         ("In {ref}`ex-other`", "In Exercise 8.3"),

@@ -259,7 +259,7 @@ def context_for(notebook_path: Path, root: Path = ROOT) -> Context:
 # A code span (left alone) or a role. A code span does not cross a blank line.
 _INLINE = re.compile(
     r"(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])*?(?<!`)(?P=ticks)(?!`))"
-    r"|\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
+    r"|(?P<space>[ \t]*)\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
 )
 _EXPLICIT = re.compile(r"^(?P<text>[\s\S]*?)\s*<(?P<target>[^<>]+)>$")
 _ADMONITION_TITLES = {"seealso": "See also"} | {
@@ -307,11 +307,21 @@ def _cite(kind: str, keys: str, ctx: Context) -> str:
     textual, parts = kind in {"t", "ts", "alt", "alts"}, []
     for key in filter(None, (k.strip() for k in keys.split(","))):
         ref = ctx.bibliography.get(key)
+        # A work without author or year is a course sheet, which the book names in
+        # the sentence that cites it: in brackets its title would say it twice.
+        if ref and not textual and not ref.year and not _named(ref):
+            continue
         who = (_author_text(ref) or key) if ref else key
         if ref and ref.year:
             who = f"{who} ({ref.year})" if textual else f"{who}, {ref.year}"
         parts.append(who)
+    if not parts:
+        return ""
     return ", ".join(parts) if textual else "(" + "; ".join(parts) + ")"
+
+
+def _named(ref: Reference) -> bool:
+    return any(n != "others" for n in ref.authors)
 
 
 def _document(target: str, ctx: Context, depth: int) -> str:
@@ -418,7 +428,8 @@ def _inline(text: str, ctx: Context, depth: int = 0) -> str:
     def sub(m: re.Match) -> str:
         if m.group("code"):
             return m.group("code")
-        return _role(m.group("role"), m.group("content"), ctx, depth)
+        text = _role(m.group("role"), m.group("content"), ctx, depth)
+        return m.group("space") + text if text else ""
 
     return _INLINE.sub(sub, text)
 
