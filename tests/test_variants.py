@@ -518,3 +518,35 @@ def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "check ann: 3 points for 'q: proof (2)', worth 2" in out
     assert "check bo: q totals -3" in out and "check ann: q totals" not in out
+
+
+def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
+    """A rubric row counts for the graded submission it names with case ignored, as
+    `grade` matches roster ids (unless two submissions differ only in case); a row
+    for no graded submission, or a second row for one, gets a line each."""
+
+    def merged(subs, ids, sheet_rows):
+        rows = [
+            {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": 1.0}
+            for s in subs
+        ]
+        grading.write_table(rows, tmp_path / "scores.csv")
+        (tmp_path / "roster.csv").write_text("id,name\n" + "".join(
+            f"{i},{i.upper()}\n" for i in ids))  # fmt: skip
+        sheet = tmp_path / "sheet.csv"
+        sheet.write_text("submission,q: proof (2)\n(points),2\n" + sheet_rows)
+        grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv",
+                               sheet, tmp_path / "g.csv")  # fmt: skip
+        said = capsys.readouterr().out.splitlines()
+        return {g["id"]: (g["q"], g["note"]) for g in grades}, said
+
+    got, said = merged(["Ann_hw", "bo"], ["ann", "bo"],
+                       "ann_HW,1\nAnn_hw,2\nBO,1\nzed,2\n,\n")  # fmt: skip
+    assert got == {"ann": (3.0, ""), "bo": (2.0, "")}
+    assert said == [
+        "rubric row 'ann_HW': a second row for Ann_hw, not counted",
+        "rubric row 'zed' is for no graded submission: not counted",
+    ]
+    got, said = merged(["cy", "CY"], ["cy", "CY"], "Cy,2\ncy,1\n")
+    assert got == {"cy": (2.0, ""), "CY": (1.0, "no rubric row for CY")}
+    assert said == ["rubric row 'Cy' is for no graded submission: not counted"]

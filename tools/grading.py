@@ -1384,6 +1384,32 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     return rows
 
 
+def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
+    """The rubric sheet's rows by the graded submission (file stem) each is for,
+    matched as `grade` matches roster ids (`student_of`): case is ignored (a name
+    typed in by hand may change it) unless two submissions differ only in case. A
+    row for no graded submission, or a second row for one (the exact name wins), is
+    not counted, and said in a line each."""
+    fold = len({s.lower() for s in graded}) == len(set(graded))
+    key = str.lower if fold else str
+    named = {key(s): s for s in graded}
+    found: dict[str, dict] = {}
+    for exact in (True, False):
+        for r in hand:
+            name = _stem((r["submission"] or "").strip())
+            sub = named.get(key(name))
+            if sub is not None and (name == sub) == exact and sub not in found:
+                found[sub] = r
+    for r in hand:
+        name = _stem((r["submission"] or "").strip())
+        sub = named.get(key(name))
+        if sub is None and (name or any(v for k, v in r.items() if k != "submission")):
+            print(f"rubric row {name!r} is for no graded submission: not counted")
+        elif sub is not None and found[sub] is not r:
+            print(f"rubric row {name!r}: a second row for {sub}, not counted")
+    return found
+
+
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
@@ -1405,6 +1431,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
             found
         )
 
+    rubric = rubric_rows(hand, [_stem(r["submission"]) for r in auto])
     qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
     hcols = list(hand[0]) if hand else []
     hq = list(dict.fromkeys(c.split(": ", 1)[0] for c in hcols if ": " in c))
@@ -1415,7 +1442,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
         a = a or {}
         # the rubric row of the submission that counts, not of one removed since
         counted = _stem(a.get("submission", ""))
-        h = next((r for r in hand if _stem(r["submission"]) == counted), {})
+        h = rubric.get(counted, {})
         status = a.get("status", "no submission")
         row["note"] = several or ("" if status == "ok" else status)
         if a and hand and not h:
