@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 import os
 import zipfile
@@ -550,3 +551,37 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
     got, said = merged(["cy", "CY"], ["cy", "CY"], "Cy,2\ncy,1\n")
     assert got == {"cy": (2.0, ""), "CY": (1.0, "no rubric row for CY")}
     assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
+
+
+def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
+    """A rubric sheet with one-head's item texts and a roster, both saved as
+    Windows-1252 (Excel's plain CSV; what it cannot write becomes `?`), merge with a
+    one-line note each; bytes that are no text stop with one line."""
+    rubric_md = assignments.rubric(Path("chapters/one-head/one-head.ipynb"))
+    items = [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric_md)
+             for i, _ in q["items"]]  # fmt: skip
+    assert any(not i.isascii() for i in items)  # what this test is about
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(
+        [["submission", *items], ["(points)", *"1" * len(items)], ["josé", "1"]]
+    )
+    (tmp_path / "s.csv").write_bytes(text.getvalue().encode("cp1252", "replace"))
+    (tmp_path / "roster.csv").write_bytes("id,name\njosé,José Núñez\n".encode("cp1252"))
+    rows = [{"submission": "josé.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, tmp_path / "graded" / "scores.csv")
+    grades = grading.merge(tmp_path / "graded" / "scores.csv", tmp_path / "roster.csv",
+                           tmp_path / "s.csv", tmp_path / "g.csv")  # fmt: skip
+    assert (grades[0]["name"], grades[0]["points"]) == ("José Núñez", 1.0)
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(" is ")[0] for line in out] == [
+        f"note: {tmp_path / 's.csv'}",
+        f"note: {tmp_path / 'roster.csv'}",
+    ]
+    assert all(line.endswith("read as Windows-1252 (Excel's plain CSV)")
+               for line in out)  # fmt: skip
+    grading.read_roster(tmp_path / "roster.csv")  # `grade` reads it thrice: one note
+    assert capsys.readouterr().out == ""
+    (tmp_path / "s.csv").write_bytes(b"submission;q: x (1)\n(points);1\nj\x81;1\n")
+    command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
+    with pytest.raises(SystemExit, match="neither UTF-8 nor Windows-1252"):
+        grading.main([*command, "--rubric", str(tmp_path / "s.csv")])

@@ -1361,11 +1361,36 @@ def _stem(submission: str) -> str:
     return submission.removesuffix(".ipynb")
 
 
+_NOTED: set[str] = set()  # the files said to be Windows-1252
+
+
+def read_csv_text(path: Path) -> str:
+    """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
+    as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
+    plain "CSV" on Windows (said in one line, once a file); neither raises a
+    ValueError."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:  # bytes 0x81, 0x8d, 0x8f, 0x90, 0x9d: no cp1252 text
+        raise ValueError(
+            f"{path}: neither UTF-8 nor Windows-1252 text (save it as CSV UTF-8)"
+        ) from None
+    if str(path) not in _NOTED:  # `grade` reads the roster more than once
+        _NOTED.add(str(path))
+        print(f"note: {path} is not UTF-8; read as Windows-1252 (Excel's plain CSV)")
+    return text
+
+
 def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
-    """A rubric sheet as saved by a spreadsheet (a byte-order mark, `;` or `,`
+    """A rubric sheet as saved by a spreadsheet (UTF-8 or Windows-1252, `;` or `,`
     between cells, a decimal comma), points as floats; a cell that is not a number
     raises a ValueError naming its row and column."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    text = read_csv_text(path)
     first = text.partition("\n")[0]
     sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
     rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
@@ -1468,8 +1493,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns), ids required."""
-    # utf-8-sig: a spreadsheet's CSV export may start with a byte-order mark.
-    rows = list(csv.DictReader(Path(path).open(newline="", encoding="utf-8-sig")))
+    rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
