@@ -585,3 +585,41 @@ def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
     command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
     with pytest.raises(SystemExit, match="neither UTF-8 nor Windows-1252"):
         grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
+
+
+def test_no_roster_is_said_only_where_numbers_vary(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """`grade` without a roster says (and logs) that it grades on the book's numbers
+    for a chapter with variants, and says nothing of numbers for one without; a
+    chapter not built stops with one line."""
+    monkeypatch.setattr(grading, "OUT", tmp_path / "builds")
+    plain = (
+        "from otter.test_files import test_case\nname = 'plain_q'\npoints = 1\n"
+        "@test_case(points=None, hidden=False)\ndef plain_q_form(total):\n"
+        "    assert total == 6\n"
+    )
+    for chapter in ("tiny", "plain"):
+        folder = tmp_path / "builds" / chapter / "autograder"
+        folder.mkdir(parents=True)
+        zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+        with (
+            zipfile.ZipFile(zipped) as zf,
+            zipfile.ZipFile(folder / "autograder.zip", "w") as out,
+        ):
+            for item in zf.namelist():
+                if chapter == "tiny" or not item.startswith("tests/"):
+                    out.writestr(item, zf.read(item))
+            if chapter == "plain":
+                out.writestr("tests/plain_q.py", plain)
+    for chapter, varied in (("tiny", True), ("plain", False)):
+        subs = tmp_path / f"subs-{chapter}"
+        subs.mkdir()
+        (subs / "ann.ipynb").write_text('{"cells": [')  # truncated: graded at once
+        assert grading.main(["grade", chapter, str(subs), "--jobs", "1"]) == 0
+        out = capsys.readouterr().out
+        log = (subs / "graded" / "log" / "ann.log").read_text()
+        assert (grading.NO_ROSTER in out) == varied, out
+        assert (grading.NO_ROSTER in log) == varied and ("seed" in log) == varied
+    with pytest.raises(SystemExit, match="run `python -m tools.assignments build x`"):
+        grading.main(["grade", "x", str(tmp_path)])

@@ -790,6 +790,12 @@ def read_checks(autograder_zip: Path) -> dict[str, str]:
         }
 
 
+def has_variants(autograder_zip: Path) -> bool:
+    """Whether a check of the assignment takes the student's variant (the seed the
+    judge sets, `tools.questions`): else every student has the book's numbers."""
+    return any("_attnsig_seed(" in s for s in read_checks(autograder_zip).values())
+
+
 def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     """What a student may read about a failed check: never an expected value. That
     the answer raised; else the docstring, followed by the assertion's message where
@@ -1109,6 +1115,7 @@ def grade_many(
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
     hide = hidden_dirs(*folders, *private)
+    varied = {z: has_variants(z) for z in work}
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
@@ -1122,8 +1129,9 @@ def grade_many(
             return json.loads(hit.read_text())
         result = grade_one(autograder_zip, sub, timeout, hide, seed)
         result["seed"] = seed
-        said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
-        result["log"].insert(0, said)
+        if varied[autograder_zip]:  # else a seed is nobody's numbers
+            said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
+            result["log"].insert(0, said)
         if hit:
             hit.parent.mkdir(parents=True, exist_ok=True)
             hit.write_text(json.dumps(result))
@@ -1137,14 +1145,13 @@ def grade_many(
     for z, (subs, out) in work.items():
         sources = read_checks(z)
         checks = {n: load_check(s, n)["possible"] for n, s in sources.items()}
-        varied = any("_attnsig_seed(" in s for s in sources.values())  # questions.py
         rows = tables[z] = []
         for sub in subs:
             rows.append(row_of(Path(sub).name, results[z, sub], checks))
-            rows[-1]["seed"] = rows[-1]["seed"] if varied else ""  # nothing varies
+            rows[-1]["seed"] = rows[-1]["seed"] if varied[z] else ""  # nothing varies
             if out:
                 result, stem = results[z, sub], Path(sub).stem
-                write_feedback(stem, result, rows[-1], checks, out, varied)
+                write_feedback(stem, result, rows[-1], checks, out, varied[z])
     return tables
 
 
@@ -1605,9 +1612,12 @@ def run_command(args) -> int:
     if args.command == "grade":
         subs = sorted(args.folder.glob("*.ipynb"))
         seeds = roster_seeds(subs, args.roster) if args.roster else None
-        if seeds is None:
-            print(NO_ROSTER)
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
+        if not zip_path.exists():
+            build = f"python -m tools.assignments build {args.chapter}"
+            raise SystemExit(f"no {zip_path}: run `{build}` first")
+        if seeds is None and has_variants(zip_path):  # else no numbers to choose
+            print(NO_ROSTER)
         private = (args.roster,) if args.roster else ()
         if (handed := OUT / DISTRIBUTED).exists():  # the zips `distribute` wrote
             private += tuple(map(Path, handed.read_text().split("\n")[:-1]))
