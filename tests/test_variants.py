@@ -587,6 +587,43 @@ def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
         grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
 
 
+def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):
+    """`rubric` run again (late uploads) on a sheet Excel saved in Windows-1252, where
+    one-head's `≈` became `?`, keeps the points under the item's own name; a column
+    that is no item stops with one line and leaves the sheet as it is."""
+    rubric_md = assignments.rubric(Path("chapters/one-head/one-head.ipynb"))
+    built = tmp_path / "built" / "one-head"
+    (built / "autograder").mkdir(parents=True)
+    (built / "autograder" / "rubric.md").write_text(rubric_md)
+    (built / "student").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), built / "student" / "one-head.ipynb")
+    items = [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric_md)
+             for i, _ in q["items"]]  # fmt: skip
+    k = next(i for i, item in enumerate(items) if "≈" in item)
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(
+        [
+            ["submission", *items],
+            ["(points)", *"1" * len(items)],
+            ["ann", *[""] * k, "1"],
+        ]  # fmt: skip
+    )
+    sheet = tmp_path / "rubric" / "rubric-sheet.csv"
+    sheet.parent.mkdir()
+    sheet.write_bytes(text.getvalue().encode("cp1252", "replace"))
+    (tmp_path / "subs").mkdir()
+    grading.rubric_pages(built, tmp_path / "subs", sheet.parent, pdf=False)
+    assert "read as Windows-1252" in capsys.readouterr().out
+    rows = grading.read_sheet(sheet)
+    assert [r["submission"] for r in rows] == ["(points)", "ann"]
+    assert list(rows[1]) == ["submission", *items] and rows[1][items[k]] == 1.0
+    bad = sheet.read_text().replace(items[k], "q: an item renamed (1)", 1)
+    sheet.write_text(bad)
+    with pytest.raises(ValueError, match="column 'q: an item renamed \\(1\\)' is no"):
+        grading.rubric_pages(built, tmp_path / "subs", sheet.parent, pdf=False)
+    assert sheet.read_text() == bad
+
+
 def test_no_roster_is_said_only_where_numbers_vary(
     tmp_path, tiny_builds, monkeypatch, capsys
 ):

@@ -1334,15 +1334,35 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     # A sheet filled in earlier keeps its points: a new notebook gets a new row, and a
     # removed one keeps its row (merge reads the row of the submission it counts).
     sheet = out / "rubric-sheet.csv"
-    kept = (
-        {r["submission"]: r for r in read_sheet(sheet, False)[1:]}
-        if sheet.exists()
-        else {}
-    )
+    fields = ["submission", *dict(items)]
+    kept = {
+        r["submission"]: {
+            sheet_column(c, fields, sheet): v for c, v in r.items() if c is not None
+        }  # (None: cells beyond the header's, no item's)
+        for r in (read_sheet(sheet, False)[1:] if sheet.exists() else ())
+    }
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
     rows += list(kept.values())
-    write_csv(rows, sheet, ["submission", *dict(items)])
+    write_csv(rows, sheet, fields)
     return pages
+
+
+def sheet_column(column: str, fields: list[str], sheet: Path) -> str:
+    """The field of the rubric sheet a column of the filled-in one is: the same, or
+    the same as Excel saves it in Windows-1252, `?` for each character that code page
+    lacks (one-head's `≈`); a column that is neither raises a ValueError (the sheet
+    is left as it is)."""
+
+    def saved_as(field):
+        return len(field) == len(column) and all(
+            a in (b, "?") for a, b in zip(column, field, strict=True)
+        )
+
+    found = [column] if column in fields else [f for f in fields if saved_as(f)]
+    if len(found) != 1:
+        said = "name it as a rubric item, or remove it"
+        raise ValueError(f"{sheet}: column {column!r} is no rubric item ({said})")
+    return found[0]
 
 
 def to_pdf(pages: list[Path]) -> bool:
