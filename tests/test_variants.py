@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 import os
 import zipfile
@@ -518,3 +519,144 @@ def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "check ann: 3 points for 'q: proof (2)', worth 2" in out
     assert "check bo: q totals -3" in out and "check ann: q totals" not in out
+
+
+def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
+    """A rubric row counts for the graded submission it names with case ignored, as
+    `grade` matches roster ids (unless two submissions differ only in case); a row
+    for no graded submission, or a second row for one, gets a line each."""
+
+    def merged(subs, ids, sheet_rows):
+        rows = [
+            {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": 1.0}
+            for s in subs
+        ]
+        grading.write_table(rows, tmp_path / "scores.csv")
+        (tmp_path / "roster.csv").write_text("id,name\n" + "".join(
+            f"{i},{i.upper()}\n" for i in ids))  # fmt: skip
+        sheet = tmp_path / "sheet.csv"
+        sheet.write_text("submission,q: proof (2)\n(points),2\n" + sheet_rows)
+        grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv",
+                               sheet, tmp_path / "g.csv")  # fmt: skip
+        said = capsys.readouterr().out.splitlines()
+        return {g["id"]: (g["q"], g["note"]) for g in grades}, said
+
+    got, said = merged(["Ann_hw", "bo"], ["ann", "bo"],
+                       "ann_HW,1\nAnn_hw,2\nBO,1\nzed,2\n,\n")  # fmt: skip
+    assert got == {"ann": (3.0, ""), "bo": (2.0, "")}
+    assert said == [
+        "rubric row 'ann_HW': a second row for Ann_hw, not counted",
+        "rubric row 'zed' is for no graded submission: not counted",
+    ]
+    got, said = merged(["cy", "CY"], ["cy", "CY"], "Cy,2\ncy,1\n")
+    assert got == {"cy": (2.0, ""), "CY": (1.0, "no rubric row for CY")}
+    assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
+
+
+def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
+    """A rubric sheet with one-head's item texts and a roster, both saved as
+    Windows-1252 (Excel's plain CSV; what it cannot write becomes `?`), merge with a
+    one-line note each; bytes that are no text stop with one line."""
+    rubric_md = assignments.rubric(Path("chapters/one-head/one-head.ipynb"))
+    items = [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric_md)
+             for i, _ in q["items"]]  # fmt: skip
+    assert any(not i.isascii() for i in items)  # what this test is about
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(
+        [["submission", *items], ["(points)", *"1" * len(items)], ["josé", "1"]]
+    )
+    (tmp_path / "s.csv").write_bytes(text.getvalue().encode("cp1252", "replace"))
+    (tmp_path / "roster.csv").write_bytes("id,name\njosé,José Núñez\n".encode("cp1252"))
+    rows = [{"submission": "josé.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, tmp_path / "graded" / "scores.csv")
+    grades = grading.merge(tmp_path / "graded" / "scores.csv", tmp_path / "roster.csv",
+                           tmp_path / "s.csv", tmp_path / "g.csv")  # fmt: skip
+    assert (grades[0]["name"], grades[0]["points"]) == ("José Núñez", 1.0)
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(" is ")[0] for line in out] == [
+        f"note: {tmp_path / 's.csv'}",
+        f"note: {tmp_path / 'roster.csv'}",
+    ]
+    assert all(line.endswith("read as Windows-1252 (Excel's plain CSV)")
+               for line in out)  # fmt: skip
+    grading.read_roster(tmp_path / "roster.csv")  # `grade` reads it thrice: one note
+    assert capsys.readouterr().out == ""
+    (tmp_path / "s.csv").write_bytes(b"submission;q: x (1)\n(points);1\nj\x81;1\n")
+    command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
+    with pytest.raises(SystemExit, match="neither UTF-8 nor Windows-1252"):
+        grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
+
+
+def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):
+    """`rubric` run again (late uploads) on a sheet Excel saved in Windows-1252, where
+    one-head's `≈` became `?`, keeps the points under the item's own name; a column
+    that is no item stops with one line and leaves the sheet as it is."""
+    rubric_md = assignments.rubric(Path("chapters/one-head/one-head.ipynb"))
+    built = tmp_path / "built" / "one-head"
+    (built / "autograder").mkdir(parents=True)
+    (built / "autograder" / "rubric.md").write_text(rubric_md)
+    (built / "student").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), built / "student" / "one-head.ipynb")
+    items = [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric_md)
+             for i, _ in q["items"]]  # fmt: skip
+    k = next(i for i, item in enumerate(items) if "≈" in item)
+    text = io.StringIO()
+    csv.writer(text, delimiter=";").writerows(
+        [
+            ["submission", *items],
+            ["(points)", *"1" * len(items)],
+            ["ann", *[""] * k, "1"],
+        ]  # fmt: skip
+    )
+    sheet = tmp_path / "rubric" / "rubric-sheet.csv"
+    sheet.parent.mkdir()
+    sheet.write_bytes(text.getvalue().encode("cp1252", "replace"))
+    (tmp_path / "subs").mkdir()
+    grading.rubric_pages(built, tmp_path / "subs", sheet.parent, pdf=False)
+    assert "read as Windows-1252" in capsys.readouterr().out
+    rows = grading.read_sheet(sheet)
+    assert [r["submission"] for r in rows] == ["(points)", "ann"]
+    assert list(rows[1]) == ["submission", *items] and rows[1][items[k]] == 1.0
+    bad = sheet.read_text().replace(items[k], "q: an item renamed (1)", 1)
+    sheet.write_text(bad)
+    with pytest.raises(ValueError, match="column 'q: an item renamed \\(1\\)' is no"):
+        grading.rubric_pages(built, tmp_path / "subs", sheet.parent, pdf=False)
+    assert sheet.read_text() == bad
+
+
+def test_no_roster_is_said_only_where_numbers_vary(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """`grade` without a roster says (and logs) that it grades on the book's numbers
+    for a chapter with variants, and says nothing of numbers for one without; a
+    chapter not built stops with one line."""
+    monkeypatch.setattr(grading, "OUT", tmp_path / "builds")
+    plain = (
+        "from otter.test_files import test_case\nname = 'plain_q'\npoints = 1\n"
+        "@test_case(points=None, hidden=False)\ndef plain_q_form(total):\n"
+        "    assert total == 6\n"
+    )
+    for chapter in ("tiny", "plain"):
+        folder = tmp_path / "builds" / chapter / "autograder"
+        folder.mkdir(parents=True)
+        zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+        with (
+            zipfile.ZipFile(zipped) as zf,
+            zipfile.ZipFile(folder / "autograder.zip", "w") as out,
+        ):
+            for item in zf.namelist():
+                if chapter == "tiny" or not item.startswith("tests/"):
+                    out.writestr(item, zf.read(item))
+            if chapter == "plain":
+                out.writestr("tests/plain_q.py", plain)
+    for chapter, varied in (("tiny", True), ("plain", False)):
+        subs = tmp_path / f"subs-{chapter}"
+        subs.mkdir()
+        (subs / "ann.ipynb").write_text('{"cells": [')  # truncated: graded at once
+        assert grading.main(["grade", chapter, str(subs), "--jobs", "1"]) == 0
+        out = capsys.readouterr().out
+        log = (subs / "graded" / "log" / "ann.log").read_text()
+        assert (grading.NO_ROSTER in out) == varied, out
+        assert (grading.NO_ROSTER in log) == varied and ("seed" in log) == varied
+    with pytest.raises(SystemExit, match="run `python -m tools.assignments build x`"):
+        grading.main(["grade", "x", str(tmp_path)])

@@ -790,6 +790,12 @@ def read_checks(autograder_zip: Path) -> dict[str, str]:
         }
 
 
+def has_variants(autograder_zip: Path) -> bool:
+    """Whether a check of the assignment takes the student's variant (the seed the
+    judge sets, `tools.questions`): else every student has the book's numbers."""
+    return any("_attnsig_seed(" in s for s in read_checks(autograder_zip).values())
+
+
 def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     """What a student may read about a failed check: never an expected value. That
     the answer raised; else the docstring, followed by the assertion's message where
@@ -1109,6 +1115,7 @@ def grade_many(
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
     hide = hidden_dirs(*folders, *private)
+    varied = {z: has_variants(z) for z in work}
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
@@ -1122,8 +1129,9 @@ def grade_many(
             return json.loads(hit.read_text())
         result = grade_one(autograder_zip, sub, timeout, hide, seed)
         result["seed"] = seed
-        said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
-        result["log"].insert(0, said)
+        if varied[autograder_zip]:  # else a seed is nobody's numbers
+            said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
+            result["log"].insert(0, said)
         if hit:
             hit.parent.mkdir(parents=True, exist_ok=True)
             hit.write_text(json.dumps(result))
@@ -1137,14 +1145,13 @@ def grade_many(
     for z, (subs, out) in work.items():
         sources = read_checks(z)
         checks = {n: load_check(s, n)["possible"] for n, s in sources.items()}
-        varied = any("_attnsig_seed(" in s for s in sources.values())  # questions.py
         rows = tables[z] = []
         for sub in subs:
             rows.append(row_of(Path(sub).name, results[z, sub], checks))
-            rows[-1]["seed"] = rows[-1]["seed"] if varied else ""  # nothing varies
+            rows[-1]["seed"] = rows[-1]["seed"] if varied[z] else ""  # nothing varies
             if out:
                 result, stem = results[z, sub], Path(sub).stem
-                write_feedback(stem, result, rows[-1], checks, out, varied)
+                write_feedback(stem, result, rows[-1], checks, out, varied[z])
     return tables
 
 
@@ -1327,15 +1334,35 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     # A sheet filled in earlier keeps its points: a new notebook gets a new row, and a
     # removed one keeps its row (merge reads the row of the submission it counts).
     sheet = out / "rubric-sheet.csv"
-    kept = (
-        {r["submission"]: r for r in read_sheet(sheet, False)[1:]}
-        if sheet.exists()
-        else {}
-    )
+    fields = ["submission", *dict(items)]
+    kept = {
+        r["submission"]: {
+            sheet_column(c, fields, sheet): v for c, v in r.items() if c is not None
+        }  # (None: cells beyond the header's, no item's)
+        for r in (read_sheet(sheet, False)[1:] if sheet.exists() else ())
+    }
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
     rows += list(kept.values())
-    write_csv(rows, sheet, ["submission", *dict(items)])
+    write_csv(rows, sheet, fields)
     return pages
+
+
+def sheet_column(column: str, fields: list[str], sheet: Path) -> str:
+    """The field of the rubric sheet a column of the filled-in one is: the same, or
+    the same as Excel saves it in Windows-1252, `?` for each character that code page
+    lacks (one-head's `≈`); a column that is neither raises a ValueError (the sheet
+    is left as it is)."""
+
+    def saved_as(field):
+        return len(field) == len(column) and all(
+            a in (b, "?") for a, b in zip(column, field, strict=True)
+        )
+
+    found = [column] if column in fields else [f for f in fields if saved_as(f)]
+    if len(found) != 1:
+        said = "name it as a rubric item, or remove it"
+        raise ValueError(f"{sheet}: column {column!r} is no rubric item ({said})")
+    return found[0]
 
 
 def to_pdf(pages: list[Path]) -> bool:
@@ -1361,11 +1388,36 @@ def _stem(submission: str) -> str:
     return submission.removesuffix(".ipynb")
 
 
+_NOTED: set[str] = set()  # the files said to be Windows-1252
+
+
+def read_csv_text(path: Path) -> str:
+    """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
+    as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
+    plain "CSV" on Windows (said in one line, once a file); neither raises a
+    ValueError."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:  # bytes 0x81, 0x8d, 0x8f, 0x90, 0x9d: no cp1252 text
+        raise ValueError(
+            f"{path}: neither UTF-8 nor Windows-1252 text (save it as CSV UTF-8)"
+        ) from None
+    if str(path) not in _NOTED:  # `grade` reads the roster more than once
+        _NOTED.add(str(path))
+        print(f"note: {path} is not UTF-8; read as Windows-1252 (Excel's plain CSV)")
+    return text
+
+
 def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
-    """A rubric sheet as saved by a spreadsheet (a byte-order mark, `;` or `,`
+    """A rubric sheet as saved by a spreadsheet (UTF-8 or Windows-1252, `;` or `,`
     between cells, a decimal comma), points as floats; a cell that is not a number
     raises a ValueError naming its row and column."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    text = read_csv_text(path)
     first = text.partition("\n")[0]
     sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
     rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
@@ -1382,6 +1434,32 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
                 where = f"{path}: row {r['submission']!r}, column {col!r}"
                 raise ValueError(f"{where}: {cell!r} is not a number") from None
     return rows
+
+
+def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
+    """The rubric sheet's rows by the graded submission (file stem) each is for,
+    matched as `grade` matches roster ids (`student_of`): case is ignored (a name
+    typed in by hand may change it) unless two submissions differ only in case. A
+    row for no graded submission, or a second row for one (the exact name wins), is
+    not counted, and said in a line each."""
+    fold = len({s.lower() for s in graded}) == len(set(graded))
+    key = str.lower if fold else str
+    named = {key(s): s for s in graded}
+    found: dict[str, dict] = {}
+    for exact in (True, False):
+        for r in hand:
+            name = _stem((r["submission"] or "").strip())
+            sub = named.get(key(name))
+            if sub is not None and (name == sub) == exact and sub not in found:
+                found[sub] = r
+    for r in hand:
+        name = _stem((r["submission"] or "").strip())
+        sub = named.get(key(name))
+        if sub is None and (name or any(v for k, v in r.items() if k != "submission")):
+            print(f"rubric row {name!r} is for no graded submission: not counted")
+        elif sub is not None and found[sub] is not r:
+            print(f"rubric row {name!r}: a second row for {sub}, not counted")
+    return found
 
 
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
@@ -1405,6 +1483,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
             found
         )
 
+    rubric = rubric_rows(hand, [_stem(r["submission"]) for r in auto])
     qcols = [k for k in (auto[0] if auto else {}) if k not in meta]
     hcols = list(hand[0]) if hand else []
     hq = list(dict.fromkeys(c.split(": ", 1)[0] for c in hcols if ": " in c))
@@ -1415,7 +1494,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
         a = a or {}
         # the rubric row of the submission that counts, not of one removed since
         counted = _stem(a.get("submission", ""))
-        h = next((r for r in hand if _stem(r["submission"]) == counted), {})
+        h = rubric.get(counted, {})
         status = a.get("status", "no submission")
         row["note"] = several or ("" if status == "ok" else status)
         if a and hand and not h:
@@ -1441,8 +1520,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns), ids required."""
-    # utf-8-sig: a spreadsheet's CSV export may start with a byte-order mark.
-    rows = list(csv.DictReader(Path(path).open(newline="", encoding="utf-8-sig")))
+    rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
@@ -1554,9 +1632,12 @@ def run_command(args) -> int:
     if args.command == "grade":
         subs = sorted(args.folder.glob("*.ipynb"))
         seeds = roster_seeds(subs, args.roster) if args.roster else None
-        if seeds is None:
-            print(NO_ROSTER)
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
+        if not zip_path.exists():
+            build = f"python -m tools.assignments build {args.chapter}"
+            raise SystemExit(f"no {zip_path}: run `{build}` first")
+        if seeds is None and has_variants(zip_path):  # else no numbers to choose
+            print(NO_ROSTER)
         private = (args.roster,) if args.roster else ()
         if (handed := OUT / DISTRIBUTED).exists():  # the zips `distribute` wrote
             private += tuple(map(Path, handed.read_text().split("\n")[:-1]))

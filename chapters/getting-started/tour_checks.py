@@ -11,10 +11,14 @@ QUESTIONS: dict[str, dict] = {}
 
 
 def tour_1d_callable(signature_term):
+    import numpy as np
+
     assert callable(signature_term), "define signature_term as a function of a and k"
-    # float(): an exact answer (a Fraction, a SymPy number) is as good as a float
-    value = float(signature_term(0.5, 3))
-    assert abs(value) < 1, "a real number, small for a = 1/2"
+    # One number: exact (a Fraction, a SymPy number) or a float, or a one-element
+    # array or list holding it (np.array([x]), [x]), as the hidden checks read it.
+    value = np.asarray(signature_term(0.5, 3), dtype=object).ravel()
+    assert value.size == 1, "signature_term(a, k) returns one number"
+    assert abs(float(value[0])) < 1, "a real number, small for a = 1/2"
 
 
 def tour_1d_random_cases(signature_term):
@@ -26,12 +30,15 @@ def tour_1d_random_cases(signature_term):
 
     import numpy as np
 
+    def term(a, k):  # one number; a one-element array or list is the number it holds
+        value = np.asarray(signature_term(a, k), dtype=object).ravel()
+        assert value.size == 1, "signature_term(a, k) returns one number"
+        return float(value[0])
+
     rng = np.random.default_rng(17)
     for _ in range(40):
         a, k = rng.uniform(-3, 3), int(rng.integers(1, 9))
-        np.testing.assert_allclose(
-            float(signature_term(a, k)), a**k / math.factorial(k), rtol=1e-12
-        )
+        np.testing.assert_allclose(term(a, k), a**k / math.factorial(k), rtol=1e-12)
 
 
 def tour_1d_iterated_integrals(signature_term):
@@ -40,6 +47,11 @@ def tour_1d_iterated_integrals(signature_term):
     """
 
     import numpy as np
+
+    def term(a, k):  # one number; a one-element array or list is the number it holds
+        value = np.asarray(signature_term(a, k), dtype=object).ravel()
+        assert value.size == 1, "signature_term(a, k) returns one number"
+        return float(value[0])
 
     # S_k(t) = int_0^t S_{k-1}(s) a ds with S_0 = 1, level by level on a fine grid
     # (cumulative trapezoid rule; its relative error, of order h^2, is below 1e-7).
@@ -50,9 +62,7 @@ def tour_1d_iterated_integrals(signature_term):
         for k in range(1, 7):
             f = a * level
             level = np.concatenate([[0.0], np.cumsum(h / 2 * (f[:-1] + f[1:]))])
-            np.testing.assert_allclose(
-                float(signature_term(a, k)), level[-1], rtol=1e-6
-            )
+            np.testing.assert_allclose(term(a, k), level[-1], rtol=1e-6)
 
 
 def tour_1d_wrong_divided_by():

@@ -68,8 +68,8 @@ def a5_copy_gap(copy_gap, variant):
         return 1 / (1 + (n - 1) * math.exp(-gap)) - (1 - eps)
 
     expected = brentq(excess, 0.0, 60.0, xtol=1e-14, rtol=1e-13)
-    # 5e-4 relative: three decimals pass, rounded or cut (the statement states no
-    # precision; off by 3.7e-4 relative at most on the draws), while every typical
+    # 5e-4 relative: the three decimals the statement asks for pass, rounded or cut
+    # (off by 3.7e-4 relative at most on the draws), while every typical
     # mistake is off by 1.48e-3 or more ("without the factor 1 - eps" at n = 10,
     # eps = 0.01: log(9 / 0.01) against log(9 * 0.99 / 0.01))
     assert abs(float(copy_gap) - expected) <= 5e-4 * expected, (

@@ -49,11 +49,35 @@ def term_as_a_sympy_number():
     return {"signature_term": signature_term}
 
 
+def term_as_a_one_element_array():
+    """a^k / k! in a one-element NumPy array, as a vectorised formula leaves it."""
+    import math
+
+    import numpy as np
+
+    def signature_term(a, k):
+        return np.array([a]) ** k / math.factorial(k)
+
+    return {"signature_term": signature_term}
+
+
+def term_as_a_one_element_list():
+    """a^k / k! in a one-element list."""
+    import math
+
+    def signature_term(a, k):
+        return [a**k / math.factorial(k)]
+
+    return {"signature_term": signature_term}
+
+
 ALTERNATIVES = {
     "ex-tour-1d": [
         term_by_the_gamma_function,
         term_by_iterated_integrals,
         term_as_a_fraction,
         term_as_a_sympy_number,
+        term_as_a_one_element_array,
+        term_as_a_one_element_list,
     ]
 }
