@@ -431,6 +431,52 @@ def test_grade_says_when_the_roster_has_no_seeds(
     assert rows[0]["reason"] == ""
 
 
+def test_grade_from_another_folder(tmp_path, tiny_builds, monkeypatch):
+    """`grade` given a relative folder, run from a course folder rather than the
+    book's: the notebooks are found and graded, not `invalid` for a path looked up
+    from the book's folder."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(nbformat.read(TINY, as_version=4), subs / "ann.ipynb")
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    monkeypatch.chdir(tmp_path)
+    assert grading.main(["grade", "tiny", "subs", "--jobs", "1"]) == 0
+    (row,) = csv.DictReader((subs / "graded" / "scores.csv").open())
+    assert (row["status"], float(row["total"])) == ("ok", 1), row
+
+
+def test_the_cache_keeps_only_what_the_notebook_decides(tmp_path, monkeypatch):
+    """A `timeout`, an `error` or a file that could not be opened is graded again on
+    the next run (with a larger --timeout, say); an `ok` row comes from the cache."""
+    zipped = tmp_path / "autograder.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("tests/q.py", "name = 'q'\npoints = 1\ntest_cases = []\n")
+    sub = tmp_path / "ann.ipynb"
+    sub.write_text("{}")
+    calls = []
+
+    def graded(status, reason, **more):
+        def grade_one(*args):
+            calls.append(status)
+            return {"status": status, "reason": reason, "log": [], **more}
+
+        return grade_one
+
+    lost = "not a readable notebook (PermissionError: [Errno 13] Permission denied)"
+    for status, reason, more in (
+        ("timeout", "did not finish in 1 s", {}),
+        ("error", "the kernel died before the first cell", {}),
+        ("invalid", lost, {"again": True}),
+        ("ok", "", {}),
+    ):
+        monkeypatch.setattr(grading, "grade_one", graded(status, reason, **more))
+        for _ in range(2):
+            (row,) = grading.grade(zipped, [sub], jobs=1, out=tmp_path / "graded")
+            assert (row["status"], row["reason"]) == (status, reason)
+    assert calls == ["timeout"] * 2 + ["error"] * 2 + ["invalid"] * 2 + ["ok"]
+    assert len(list((tmp_path / "graded" / "cache").iterdir())) == 1
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""

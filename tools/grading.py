@@ -6,7 +6,8 @@
 
 `grade` writes `DIR/graded/`: `scores.csv` (one row per notebook of DIR, always),
 `feedback/<name>.md` (what the student sees), `log/<name>.log` (the TA's full log) and a
-cache, so that a second run grades only new or changed notebooks.
+cache, so that a second run grades only new or changed notebooks (and those that timed
+out, or whose kernel died: the cache keeps only what the notebook alone decides).
 
 How one submission is graded (`judge`, run in a fresh interpreter per submission):
 
@@ -74,7 +75,10 @@ BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
 # Version of the grading procedure: part of the cache key.
-VERSION = "1"
+VERSION = "2"
+# The statuses the notebook alone decides, kept in the cache; a `timeout` or `error`
+# (the machine's load, the --timeout given) is graded again on the next run.
+KEPT = ("ok", "invalid")
 _GRADER_CALL = re.compile(r"^\s*(grader\.(check|check_all|export)\(.*\)\s*)?(#.*)?$")
 
 # --- The sandbox
@@ -834,7 +838,8 @@ def judge(
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0].split(":")[0][:100]
         reason = f"not a readable notebook ({type(exc).__name__}: {first})"
-        result.update(status="invalid", reason=reason)
+        # a file that cannot be opened now (moved, no permission) may open next time
+        result.update(status="invalid", reason=reason, again=isinstance(exc, OSError))
         return result
     answering = answer_cells(nb.cells, checks)
     write_builds(scratch, answering, checks)
@@ -1022,8 +1027,13 @@ def grade_one(
 ) -> dict:
     """Grade one notebook in a fresh interpreter: the judge's result dict, plus the
     status `timeout` or `error` when the judge itself did not finish."""
+    # absolute: the judge runs in the book's folder, the caller maybe elsewhere
+    submission, autograder_zip = (
+        Path(submission).resolve(),
+        Path(autograder_zip).resolve(),
+    )
     if hide is None:
-        hide = hidden_dirs(Path(submission).parent, Path(autograder_zip).parent)
+        hide = hidden_dirs(submission.parent, autograder_zip.parent)
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     with (
         tempfile.TemporaryDirectory(prefix="attnsig-grade-") as scratch,
@@ -1132,7 +1142,7 @@ def grade_many(
         if varied[autograder_zip]:  # else a seed is nobody's numbers
             said = f"variant seed {seed}" + (seeds is None) * f" ({NO_ROSTER})"
             result["log"].insert(0, said)
-        if hit:
+        if hit and result["status"] in KEPT and not result.get("again"):
             hit.parent.mkdir(parents=True, exist_ok=True)
             hit.write_text(json.dumps(result))
         return result
@@ -1630,7 +1640,7 @@ def add_commands(sub) -> None:
 def run_command(args) -> int:
     graded = args.folder / "graded"
     if args.command == "grade":
-        subs = sorted(args.folder.glob("*.ipynb"))
+        subs = sorted(p.resolve() for p in args.folder.glob("*.ipynb"))
         seeds = roster_seeds(subs, args.roster) if args.roster else None
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
         if not zip_path.exists():
