@@ -477,6 +477,36 @@ def test_the_cache_keeps_only_what_the_notebook_decides(tmp_path, monkeypatch):
     assert len(list((tmp_path / "graded" / "cache").iterdir())) == 1
 
 
+def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
+    """A notebook that writes 200 MB to file descriptors 1 and 2, under the kernel's
+    own stream capture, is graded (its row full marks) by a `grade` process that stays
+    small and keeps only the output's tail in the TA log."""
+    import subprocess
+    import sys
+
+    nb = nbformat.read(TINY, as_version=4)
+    flood = "import os\nfor _ in range(100):\n    os.write(1, b'x' * 2**20)\n"
+    flood += "    os.write(2, b'y' * 2**20)"
+    nb.cells.insert(2, nbformat.v4.new_code_cell(flood))
+    nbformat.write(nb, tmp_path / "ann.ipynb")
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    script = (
+        "import json, resource, sys\nfrom pathlib import Path\n"
+        "from tools import grading\n"
+        f"(row,) = grading.grade(Path({str(zipped)!r}), [Path({str(tmp_path)!r}) / "
+        f"'ann.ipynb'], jobs=1, out=Path({str(tmp_path)!r}) / 'graded')\n"
+        "print(json.dumps([row, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    row, peak_kib = json.loads(done.stdout.splitlines()[-1])
+    assert (row["status"], row["total"]) == ("ok", 1), row
+    assert peak_kib < 150 * 1024, peak_kib  # the 200 MB were never read whole
+    log = (tmp_path / "graded" / "log" / "ann.log").read_text()
+    assert "yyyy" in log and len(log) < 200_000, len(log)
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""

@@ -66,6 +66,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
 TIMEOUT = 120.0
+TAIL = 65536  # bytes of a submission's raw output kept for the log
 DISTRIBUTED = "distributed.txt"  # in OUT: the zips `distribute` wrote, a path a line
 STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
 NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
@@ -97,10 +98,12 @@ def can_sandbox() -> bool:
 
 
 # Run as namespace root, inside `unshare`: every mount read-only, then a fresh /tmp and
-# /dev/shm, the scratch directory (the current one) at $ATTNSIG_WORK, and the hidden
-# paths ($1, ...) covered by empty file systems (a file by /dev/null). The folders of
-# /tmp that hold the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in /tmp) are
-# opened before /tmp is covered and bound back read-only, hidden directories included.
+# /dev/shm (both of bounded size), a copy of the scratch directory (the current one) at
+# $ATTNSIG_WORK in that /tmp, so whatever the notebook writes stays bounded, and the
+# hidden paths ($1, ...) covered by empty file systems (a file by /dev/null). The
+# folders of /tmp that hold the Python, the book or attnsig ($ATTNSIG_KEEP: a clone in
+# /tmp) are opened before /tmp is covered and bound back read-only, hidden directories
+# included.
 # Each step is a command of its own, so that `set -e` stops the sandbox (the kernel
 # "died") rather than run the notebook with a step left out. Python starts without
 # any capability (`setpriv`): namespace root could otherwise remount a file system
@@ -126,22 +129,43 @@ for k in $ATTNSIG_KEEP; do
 done
 mount -t tmpfs -o size=64m none /dev/shm 2>/dev/null || true
 mkdir "$ATTNSIG_WORK"
-mount -c --bind /proc/self/cwd "$ATTNSIG_WORK"
+cp -R ./. "$ATTNSIG_WORK"
 cd "$ATTNSIG_WORK"
-mount -o remount,bind,rw "$ATTNSIG_WORK"
 exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs \\
     "$ATTNSIG_PYTHON" -c "$ATTNSIG_RUNNER"
 """
 
 # The sandboxed side: run the notebook's code cells, then answer the judge's requests
 # (one JSON line each on stdin: the value of a name, or a call of a function answer)
-# with the kernel's pickled reply, base64-encoded, one line on stdout.
+# with the kernel's pickled reply, base64-encoded, one line on stdout. The `[grading]`
+# marks go to stderr; the raw output of the kernel (which inherits file descriptors 1
+# and 2) and of this runner goes into a pipe, of which only the last TAIL bytes are
+# kept and passed on: a cell writing to them without end fills neither disk nor memory.
 _RUNNER = r"""
-import json, os, sys, base64, time, nbformat
+import atexit, json, os, sys, base64, threading, time, nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 reply_to = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
+marks = os.fdopen(os.dup(2), "w")
+TAIL = 65536
+raw, into = os.pipe()
+os.dup2(into, 1), os.dup2(into, 2), os.close(into)
+tail = bytearray()
+
+def drain():
+    while data := os.read(raw, 1 << 16):
+        tail.extend(data)
+        del tail[:-TAIL]
+
+def pass_on():  # the raw output's tail, once, to the judge's log
+    sys.stdout.flush(), sys.stderr.flush()
+    time.sleep(0.2)  # what a dying kernel wrote last
+    text = bytes(tail).decode(errors="replace")
+    tail.clear()
+    marks.write(text), marks.flush()
+
+threading.Thread(target=drain, daemon=True).start()
+atexit.register(pass_on)  # a traceback of this runner
 
 class Client(NotebookClient):
     def output(self, outs, msg, display_id, cell_index):  # keep errors only
@@ -210,7 +234,7 @@ with client.setup_kernel():
             if not cell.source.strip():
                 continue
             print(f"[grading] code cell {k} of {len(codes)} at "
-                  f"{time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+                  f"{time.monotonic() - t0:.1f} s", file=marks, flush=True)
             if regions.get(i) != active:  # a question's answer cells: builds blocked
                 active = regions.get(i)
                 names, question = active or ((), "")
@@ -223,8 +247,10 @@ with client.setup_kernel():
                     errors.append(f"code cell {k}: {out.ename}: {out.evalue}"[:300])
             cell.outputs = []
     except Exception as exc:
+        pass_on()
         send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300])
         raise SystemExit(1)
+    pass_on()
     send(event="done", errors=errors)
     reply = os.path.join(os.getcwd(), ".reply")
     ask = nbformat.v4.new_code_cell(
@@ -1037,7 +1063,7 @@ def grade_one(
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     with (
         tempfile.TemporaryDirectory(prefix="attnsig-grade-") as scratch,
-        tempfile.TemporaryFile("w+") as err,
+        tempfile.TemporaryFile("w+b") as err,
     ):
         command = [sys.executable, "-m", "tools.grading", "judge", autograder_zip]
         command += [submission, scratch, f"--seed={seed}", "--hide", *hide]
@@ -1056,8 +1082,10 @@ def grade_one(
             os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
             proc.communicate()
             out = None
-        err.seek(0)
-        stderr = err.read()
+        # only the tail: the runner passes on little, but a judge's traceback or a
+        # notebook without the sandbox may have written much
+        err.seek(max(0, err.seek(0, os.SEEK_END) - TAIL))
+        stderr = err.read().decode(errors="replace")
     marks = re.findall(
         r"\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr
     )
