@@ -507,6 +507,32 @@ def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     assert "yyyy" in log and len(log) < 200_000, len(log)
 
 
+def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
+    """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
+    a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell
+    with outputs) is repaired and graded, and its row says what was repaired; a file
+    that is no notebook stays `invalid`."""
+    data = json.loads(TINY.read_text())
+    for c in data["cells"]:
+        c.setdefault("id", f"c{data['cells'].index(c)}")
+    v44 = {**data, "nbformat_minor": 4}
+    md_out = json.loads(json.dumps(data))
+    for c in md_out["cells"]:
+        c.setdefault("outputs", []), c.setdefault("execution_count", None)
+    (tmp_path / "v44.ipynb").write_text(json.dumps(v44))
+    (tmp_path / "mdout.ipynb").write_text(json.dumps(md_out))
+    (tmp_path / "zz.ipynb").write_text('{"cells": [')
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "zz")]
+    v44_row, md_row, bad = grading.grade(zipped, subs, jobs=1)
+    assert (v44_row["status"], v44_row["total"]) == ("ok", 1), v44_row
+    assert v44_row["reason"].startswith("repaired: nbformat_minor set to 5"), v44_row
+    assert (md_row["status"], md_row["total"]) == ("ok", 1), md_row
+    said = "repaired: dropped execution_count of markdown cells (4); dropped outputs"
+    assert md_row["reason"].startswith(said), md_row
+    assert bad["status"] == "invalid", bad
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""

@@ -11,7 +11,8 @@ out, or whose kernel died: the cache keeps only what the notebook alone decides)
 
 How one submission is graded (`judge`, run in a fresh interpreter per submission):
 
-1. The notebook is parsed (a broken upload is `invalid`) and its code cells, without the
+1. The notebook is parsed (a broken upload is `invalid`; a detail of the schema that
+   Jupyter only warns about is `repaired`) and its code cells, without the
    `grader.check` calls, run in a kernel inside a sandbox (`sandbox`): a scratch
    directory with no check in it, no network, every other file system read-only, the
    checks, the submissions and `/tmp` (but `kept_in_tmp`) hidden, own process tree.
@@ -846,6 +847,43 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
 
 
+# The keys of a cell in nbformat 4.5 (`id` from 4.5 on).
+CELL_KEYS = {
+    "code": {"id", "cell_type", "metadata", "source", "outputs", "execution_count"},
+    "markdown": {"id", "cell_type", "metadata", "source", "attachments"},
+    "raw": {"id", "cell_type", "metadata", "source", "attachments"},
+}
+
+
+def repaired(nb) -> str:
+    """Make a notebook that fails nbformat's schema for a detail valid, in place, as
+    Jupyter opens it (with a warning): cell ids in a notebook of nbformat 4.4 or
+    older (as some editors save it) make it 4.5, a cell's keys its type does not
+    allow are dropped (outputs of a markdown cell). What was done, or "" when the
+    notebook was valid; one that stays invalid is left to `nbformat.validate`."""
+    import nbformat
+
+    try:
+        nbformat.validate(nb)
+        return ""
+    except nbformat.ValidationError:
+        pass
+    said, dropped = [], {}
+    if nb.get("nbformat_minor", 5) < 5 and any("id" in c for c in nb.cells):
+        nb.nbformat_minor = 5
+        for c in nb.cells:
+            c.setdefault("id", nbformat.v4.new_code_cell().id)
+        said.append("nbformat_minor set to 5 (its cells carry ids)")
+    for c in nb.cells:
+        for key in sorted(set(c) - CELL_KEYS.get(c.get("cell_type"), set(c))):
+            c.pop(key)
+            dropped.setdefault(f"{key} of {c.cell_type} cells", []).append(c)
+        if c.get("cell_type") == "code":
+            c.setdefault("outputs", []), c.setdefault("execution_count", None)
+    said += [f"dropped {what} ({len(cs)})" for what, cs in dropped.items()]
+    return "; ".join(said)
+
+
 def judge(
     autograder_zip: Path, submission: Path, hide: list[str], scratch: Path, seed=0
 ) -> dict:
@@ -860,6 +898,9 @@ def judge(
     log, scratch = result["log"], Path(scratch)
     try:
         nb = nbformat.reads(Path(submission).read_text(), as_version=4)
+        if said := repaired(nb):  # what Jupyter opens with a warning is graded
+            result["reason"] = "repaired: " + said
+            log.append(result["reason"])
         nbformat.validate(nb)
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0].split(":")[0][:100]
