@@ -284,6 +284,47 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
 
+def test_ids_are_file_names_and_compared_composed(tmp_path):
+    """A roster id that cannot name a file (`distribute` makes a folder per id) stops
+    with one line naming its row; a file name written decomposed (NFD, as macOS
+    does) belongs to the id written composed, and the other way round."""
+    roster = tmp_path / "roster.csv"
+    for sid in ("..", ".", "a/b", "a\\b"):
+        roster.write_text(f"id,name\nann,Ann\n{sid},X\n")
+        with pytest.raises(ValueError, match=r"ids that cannot name a file \(row 3"):
+            grading.read_roster(roster)
+    import unicodedata
+
+    nfd, nfc = (unicodedata.normalize(f, "müller") for f in ("NFD", "NFC"))
+    assert nfd != nfc
+    assert grading.student_of(nfd + "_hw", [nfc, "ann"]) == nfc
+    assert grading.student_of(nfc, [nfd]) == nfd
+
+
+def test_grade_names_the_notebooks_it_does_not_read(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """Notebooks in a subfolder (Moodle's and Gradescope's downloads) or ending in
+    `.IPYNB` are named in one line, not skipped without a word; Jupyter's
+    checkpoints and `graded/` are not."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs = tmp_path / "subs"
+    for name in (
+        "ann.ipynb",
+        "Bo Smith_123/bo.ipynb",
+        "CY.IPYNB",
+        ".ipynb_checkpoints/ann-checkpoint.ipynb",
+        "graded/x.ipynb",
+    ):
+        (subs / name).parent.mkdir(parents=True, exist_ok=True)
+        (subs / name).write_text('{"cells": [')  # truncated: graded at once
+    assert grading.main(["grade", "tiny", str(subs), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    said = "not read: 2 notebooks in a subfolder or not ending in .ipynb"
+    assert f"{said} (Bo Smith_123/bo.ipynb, CY.IPYNB)" in out, out
+    assert "graded 1 submissions" in out
+
+
 def test_several_submissions_of_one_student(tmp_path):
     """Two notebooks of one student: the grade table says so on both rows, and merge
     names them in the note instead of a silent "no submission" and 0 points."""

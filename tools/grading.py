@@ -60,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import unicodedata
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -1598,11 +1599,21 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 
 
 def read_roster(path: Path) -> list[dict]:
-    """The roster's students (each a dict of its columns), ids required."""
+    """The roster's students (each a dict of its columns), ids required, and each one
+    usable as a file name (`distribute` makes a folder per id): not `.` or `..`,
+    without `/` or `\\`; a ValueError names the rows that break this."""
     rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
+    bad = [
+        (i + 2, r["id"].strip())
+        for i, r in enumerate(rows)
+        if r["id"].strip() in (".", "..") or set(r["id"]) & set("/\\\0")
+    ]
+    if bad:
+        said = ", ".join(f"row {i}: {sid!r}" for i, sid in bad)
+        raise ValueError(f"{path}: ids that cannot name a file ({said})")
     return rows
 
 
@@ -1627,13 +1638,21 @@ def assign_seeds(path: Path) -> list[dict]:
     return rows
 
 
+def _nfc(text: str) -> str:  # macOS writes file names decomposed (NFD)
+    return unicodedata.normalize("NFC", text)
+
+
 def student_of(stem: str, ids: list[str]) -> str | None:
     """The roster id a submission belongs to: its file name is the id, or starts with
-    it and a separator (`_`, `-`, `.`, space), as LMS downloads name files; the
-    longest such id wins. None: no student of the roster. Case is ignored (an LMS
-    may change it) unless two ids differ only in case."""
-    flag = re.I * (len({i.lower() for i in ids}) == len(set(ids)))
-    fits = [i for i in ids if re.fullmatch(re.escape(i) + r"([_\-. ].*)?", stem, flag)]
+    it and a separator (`_`, `-`, `.`, space), so `s1234567_hw4` is s1234567's (an
+    LMS download names files otherwise: they are renamed first); the longest such id
+    wins. None: no student of the roster. Case is ignored unless two ids differ only
+    in case. Names and ids are compared in Unicode's composed form (NFC)."""
+    stem, nfc = _nfc(stem), {i: _nfc(i) for i in ids}
+    flag = re.I * (len({i.lower() for i in nfc.values()}) == len(set(nfc.values())))
+    fits = [
+        i for i in ids if re.fullmatch(re.escape(nfc[i]) + r"([_\-. ].*)?", stem, flag)
+    ]
     return max(fits, key=len) if fits else None
 
 
@@ -1706,8 +1725,36 @@ def add_commands(sub) -> None:
     m.add_argument("--rubric", type=Path, help="the filled-in rubric sheet")
 
 
+def not_read(folder: Path) -> list[Path]:
+    """The notebooks in `folder` that `grade` and `rubric` do not read: in a subfolder
+    (as Moodle's and Gradescope's downloads keep them) or ending in `.IPYNB` or
+    another case; not those in `graded/` or a hidden folder (.ipynb_checkpoints)."""
+    found = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if p.suffix.lower() != ".ipynb" or rel.parts[0] == "graded":
+            continue
+        if any(part.startswith(".") for part in rel.parts[:-1]) or not p.is_file():
+            continue
+        if len(rel.parts) > 1 or p.suffix != ".ipynb":
+            found.append(rel)
+    return found
+
+
+def say_not_read(folder: Path) -> None:
+    """One line naming the notebooks of `folder` not read (`not_read`), if any."""
+    if found := not_read(folder):
+        names = ", ".join(map(str, found[:5])) + ", ..." * (len(found) > 5)
+        print(
+            f"not read: {len(found)} notebooks in a subfolder or not ending in"
+            f" .ipynb ({names}); move them into {folder} as <id>.ipynb"
+        )
+
+
 def run_command(args) -> int:
     graded = args.folder / "graded"
+    if args.command in ("grade", "rubric"):
+        say_not_read(args.folder)
     if args.command == "grade":
         subs = sorted(p.resolve() for p in args.folder.glob("*.ipynb"))
         seeds = roster_seeds(subs, args.roster) if args.roster else None
