@@ -426,9 +426,26 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
     files = sorted(subs.glob("*.ipynb"))
     rows = grading.grade(
-        zip_path, files, jobs=2, seeds=grading.roster_seeds(files, roster)
+        zip_path,
+        files,
+        jobs=2,
+        out=tmp_path / "graded",
+        seeds=grading.roster_seeds(files, roster),
+        handed=grading.handed_cells(TINY),
     )
     table = {r["submission"]: r for r in rows}
+    # Bob's notebook holds Cy's data cell: said in his row, log and feedback, once
+    said = (
+        f"the data cell that defines x is not as handed out for variant {seeds['bob']}"
+    )
+    assert table["bob_tiny.ipynb"]["reason"].startswith(said), table
+    feedback = (tmp_path / "graded" / "feedback" / "bob_tiny.md").read_text()
+    log = (tmp_path / "graded" / "log" / "bob_tiny.log").read_text()
+    assert feedback.count(said) == 1 and log.count(said) == 1, (feedback, log)
+    assert (
+        "handed out" not in (tmp_path / "graded" / "log" / "ann_tiny.log").read_text()
+    )
+    assert table["ann_tiny.ipynb"]["reason"] == ""
     assert table["ann_tiny.ipynb"]["total"] == 1
     assert table["ann_tiny.ipynb"]["seed"] == seeds["ann"]
     assert table["cy_tiny.ipynb"]["total"] == 1

@@ -1171,14 +1171,18 @@ def grade(
     fresh: bool = False,
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
+    handed=None,
 ) -> list[dict]:
     """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
     in the order given. With `out`, also the feedback, the logs and the cache there.
     `seeds`: each submission's variant seed (`roster_seeds`; None: no student of the
     roster, not graded); without, every submission gets the book's numbers (seed 0).
+    `handed`: the data cells handed out for a seed (`handed_cells`), to say where a
+    notebook's differ (`changed_data`).
     """
-    work = {Path(autograder_zip): (list(submissions), out)}
-    return grade_many(work, jobs, timeout, fresh, seeds, private)[Path(autograder_zip)]
+    z = Path(autograder_zip)
+    work = {z: (list(submissions), out)}
+    return grade_many(work, jobs, timeout, fresh, seeds, private, {z: handed})[z]
 
 
 def grade_many(
@@ -1188,9 +1192,11 @@ def grade_many(
     fresh: bool = False,
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
+    handed: dict | None = None,
 ) -> dict[Path, list[dict]]:
     """Several assignments in one pool: autograder zip -> (submissions, out); the
-    files `private` (the roster) hidden from the notebooks too."""
+    files `private` (the roster) hidden from the notebooks too; `handed`: autograder
+    zip -> its `handed_cells`, with `seeds`."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
@@ -1198,6 +1204,15 @@ def grade_many(
     varied = {z: has_variants(z) for z in work}
 
     def one(task: tuple[Path, Path, Path | None]) -> dict:
+        result, (autograder_zip, sub, _) = graded(task), task
+        cells = (handed or {}).get(autograder_zip)
+        if cells and seeds is not None and result["status"] == "ok":
+            if note := changed_data(sub, cells(result["seed"]), result["seed"]):
+                result = {**result, "note": note, "log": [note, *result["log"]]}
+                result["reason"] = "; ".join(filter(None, [result["reason"], note]))
+        return result
+
+    def graded(task: tuple[Path, Path, Path | None]) -> dict:
         autograder_zip, sub, out = task
         seed = 0 if seeds is None else seeds.get(sub)
         if seed is None:
@@ -1235,6 +1250,43 @@ def grade_many(
     return tables
 
 
+def handed_cells(chapter: Path):
+    """The function seed -> the data cells `distribute` hands out for that seed, each
+    as (the names it defines, its source), of the chapter notebook `chapter`."""
+    from tools.questions import load_variants
+
+    variants = load_variants(chapter)
+
+    def cells(seed: int) -> list[tuple[list[str], str]]:
+        return [(v["names"], v["cell"](v["draw"](seed))) for v in variants.values()]
+
+    return cells
+
+
+def changed_data(submission: Path, handed: list, seed: int) -> str:
+    """One line when a data cell handed out for `seed` is not in the submission (the
+    notebook of another student, or one edited), else "": the checks judge the
+    roster's numbers whatever the notebook's cells hold, so this explains lost
+    points and may flag a borrowed notebook. Whitespace is not compared."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(submission, as_version=4)
+    except Exception:
+        return ""
+    have = {re.sub(r"\s+", "", c.source) for c in nb.cells if c.cell_type == "code"}
+    gone = [ns for ns, cell in handed if re.sub(r"\s+", "", cell) not in have]
+    if not gone:
+        return ""
+    names = ", ".join(n for ns in gone for n in ns)
+    cells = "data cell that defines" if len(gone) == 1 else "data cells that define"
+    return (
+        f"the {cells} {names} {'is' if len(gone) == 1 else 'are'} not as handed out"
+        f" for variant {seed} (another student's numbers, or edited): the answers"
+        " were judged on the numbers handed out"
+    )
+
+
 def write_table(rows: list[dict], path: Path) -> None:
     first = ["submission", "status", "seed", "total", "possible"]
     rest = sorted({k for r in rows for k in r} - {*first, "reason"})
@@ -1258,6 +1310,8 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
         lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
+    if result.get("note"):
+        lines += ["", f"Note: {result['note']}."]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
     for q, possible in checks.items():
         hints = result.get("questions", {}).get(q, {}).get("hints", [])
@@ -1767,8 +1821,22 @@ def run_command(args) -> int:
         private = (args.roster,) if args.roster else ()
         if (handed := OUT / DISTRIBUTED).exists():  # the zips `distribute` wrote
             private += tuple(map(Path, handed.read_text().split("\n")[:-1]))
+        handed = None
+        if seeds is not None and has_variants(zip_path):
+            from tools.assignments import chapters
+
+            path = next((p for p in chapters() if p.stem == args.chapter), None)
+            handed = handed_cells(path) if path else None
         rows = grade(
-            zip_path, subs, args.jobs, args.timeout, graded, args.fresh, seeds, private
+            zip_path,
+            subs,
+            args.jobs,
+            args.timeout,
+            graded,
+            args.fresh,
+            seeds,
+            private,
+            handed,
         )
         if args.roster:
             flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
