@@ -149,7 +149,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 reply_to = os.fdopen(os.dup(1), "w")
 marks = os.fdopen(os.dup(2), "w")
-TAIL = 65536
+TAIL = 65536  # as grading.TAIL
 raw, into = os.pipe()
 os.dup2(into, 1), os.dup2(into, 2), os.close(into)
 tail = bytearray()
@@ -1124,8 +1124,8 @@ def grade_one(
             os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
             proc.communicate()
             out = None
-        # only the tail: the runner passes on little, but a judge's traceback or a
-        # notebook without the sandbox may have written much
+        # only the tail, whatever wrote there: the runner passes on at most TAIL bytes
+        # of the notebook's raw output, but the spool is not bounded by itself
         err.seek(max(0, err.seek(0, os.SEEK_END) - TAIL))
         stderr = err.read().decode(errors="replace")
     marks = re.findall(
