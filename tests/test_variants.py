@@ -210,7 +210,7 @@ def test_four_decimals_by_hand_on_every_draw():
     bool(ONLY) and "cs224n-a5" not in ONLY, reason="chapter not selected"
 )
 def test_copy_gap_to_three_decimals_on_every_draw():
-    """ex-a5-copy states no precision: the gap to three decimals, rounded or cut,
+    """ex-a5-copy asks for three decimals: the gap to three decimals, rounded or cut,
     keeps the point on every (n, eps) a student can draw, while each typical mistake
     loses it with a margin: moved halfway towards the right gap, it still loses."""
     import inspect
