@@ -109,6 +109,7 @@ QUESTIONS["ex-a5-copy"] = {
         "attnsig.bounds.min_scale_along",  # along k_j with threshold 1 - eps: the gap
         # with eps / (1 - eps) for its eps and c = 1: the gap (every drawn eps < 1/2)
         "attnsig.bounds.head_scale_needed",
+        "attnsig.bounds.outside_weight",  # the worst case: a root finder inverts it
     ],
     "builds_in_cells": True,
     "describe": (

@@ -288,3 +288,27 @@ def one_head_unit_variance(variant):
 
 
 MISTAKES = {"ex-a5-noisy-large": [one_head_sigma_2_as_sd, one_head_unit_variance]}
+
+
+def _notebook_names(variant):
+    """The notebook's names an answer cell of ex-a5-copy may read: the student's n and
+    eps, the package's bounds and SciPy's root finder."""
+    from scipy.optimize import brentq
+
+    from attnsig import bounds
+
+    return {**variant, "bounds": bounds, "brentq": brentq}
+
+
+# Answer cells that call the package where the question asks to build it: unblocked
+# they earn full marks, in the graded run they score 0 (tests/test_builds.py). The
+# outside weight is the worst case the question derives; a root finder inverts it.
+PACKAGE = {
+    "ex-a5-copy": (
+        _notebook_names,
+        [
+            "copy_gap = brentq("
+            "lambda g: bounds.outside_weight(g, n_copy) - eps_copy, 0, 60)",
+        ],
+    )
+}
