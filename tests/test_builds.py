@@ -271,6 +271,36 @@ def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
         public[f"{q['name']}_builds"](*answers.values())
 
 
+def test_outside_weight_is_named_where_it_is_blocked():
+    """The worst-case outside weight inverted by a root finder answers the copy and
+    average questions of one-head and cs224n-a5 in one line: the block message names
+    the function."""
+    label, found = _other_routes()["onehead-copy-outside-weight"]
+    q = _question("one-head", label)
+    got = grading.judge_answers(
+        grading.check_of(q["name"], q["spec"]),
+        {**_first_alternative("one-head", label), **found},
+    )
+    assert got["score"] == 0
+    assert "attnsig.bounds.outside_weight is not available" in got["hints"][0]
+    for stem, label in (
+        ("one-head", "ex-onehead-average"),
+        ("cs224n-a5", "ex-a5-copy"),
+    ):
+        module = importlib.import_module(
+            f"tests.grading_cases.{stem.replace('-', '_')}"
+        )
+        names_of, cells = module.PACKAGE[label]
+        q = _question(stem, label)
+        draw = load_variants(CHAPTERS[stem])[q["spec"]["variant"]]["draw"](1)
+        restore = grading.blocking(q["spec"]["builds"], q["name"])
+        try:
+            with pytest.raises(NotImplementedError, match="bounds.outside_weight is"):
+                exec(cells[0], names_of(draw))
+        finally:
+            restore()
+
+
 # --- A graded run in the sandbox: the answer cells and the checks' calls
 
 
