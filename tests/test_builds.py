@@ -76,6 +76,7 @@ def _other_routes() -> dict[str, tuple[str, dict]]:
     """More one-call answers, by private kernels or by the package's numerical
     minimisers: route name -> (question, answers)."""
     import numpy as np
+    from scipy.optimize import brentq
 
     from attnsig import _signature_numpy as sn
     from attnsig import bounds
@@ -125,6 +126,15 @@ def _other_routes() -> dict[str, tuple[str, dict]]:
         },
     )
     routes["bounds-heads-along"] = ("ex-bounds-heads", {"head1_length": head1})
+    # the worst-case outside weight the question derives, inverted by a root finder
+    routes["onehead-copy-outside-weight"] = (
+        "ex-onehead-copy",
+        {
+            "smallest_gap": lambda n_keys, eps: brentq(
+                lambda g: bounds.outside_weight(g, n_keys) - eps, 0, 200
+            )
+        },
+    )
     return routes
 
 
@@ -244,7 +254,8 @@ def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
     exec(cells[k], env)
     answers = {a: env[a] for a in q["spec"]["answer"]}
     check = grading.check_of(q["name"], q["spec"])
-    got = grading.judge_answers(check, answers, 1)
+    # judged on the notebook's names: a check may read the test bed besides the answer
+    got = grading.judge_answers(check, env, 1)
     assert got["score"] == q["spec"]["points"], got["log"]
     restore = grading.blocking(q["spec"]["builds"], q["name"])
     try:
@@ -258,6 +269,36 @@ def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     with pytest.raises(AssertionError, match=MESSAGE):
         public[f"{q['name']}_builds"](*answers.values())
+
+
+def test_outside_weight_is_named_where_it_is_blocked():
+    """The worst-case outside weight inverted by a root finder answers the copy and
+    average questions of one-head and cs224n-a5 in one line: the block message names
+    the function."""
+    label, found = _other_routes()["onehead-copy-outside-weight"]
+    q = _question("one-head", label)
+    got = grading.judge_answers(
+        grading.check_of(q["name"], q["spec"]),
+        {**_first_alternative("one-head", label), **found},
+    )
+    assert got["score"] == 0
+    assert "attnsig.bounds.outside_weight is not available" in got["hints"][0]
+    for stem, label in (
+        ("one-head", "ex-onehead-average"),
+        ("cs224n-a5", "ex-a5-copy"),
+    ):
+        module = importlib.import_module(
+            f"tests.grading_cases.{stem.replace('-', '_')}"
+        )
+        names_of, cells = module.PACKAGE[label]
+        q = _question(stem, label)
+        draw = load_variants(CHAPTERS[stem])[q["spec"]["variant"]]["draw"](1)
+        restore = grading.blocking(q["spec"]["builds"], q["name"])
+        try:
+            with pytest.raises(NotImplementedError, match="bounds.outside_weight is"):
+                exec(cells[0], names_of(draw))
+        finally:
+            restore()
 
 
 # --- A graded run in the sandbox: the answer cells and the checks' calls
