@@ -431,6 +431,31 @@ def test_grade_says_when_the_roster_has_no_seeds(
     assert rows[0]["reason"] == ""
 
 
+def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
+    """The cache key holds a digest of the judge's source (`JUDGE_SOURCES`): a result
+    is reused while it is unchanged and regraded once it changes."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.ipynb").write_bytes(TINY.read_bytes())
+    zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    out = subs / "graded"
+    assert grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)[0]["total"] == 1
+    (cached,) = (out / "cache").iterdir()
+    result = json.loads(cached.read_text())
+    cached.write_text(json.dumps({**result, "reason": "from the cache"}))
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "from the cache"
+    judge = tmp_path / "judge.py"  # one more source file of the judge, then a fix
+    judge.write_text("x = 1\n")
+    sources = (*grading.JUDGE_SOURCES, judge)
+    monkeypatch.setattr(grading, "JUDGE_SOURCES", sources)
+    key = grading.digest(subs / "ann.ipynb", zip_path)
+    judge.write_text("x = 2\n")
+    assert grading.digest(subs / "ann.ipynb", zip_path) != key
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "" and again[0]["total"] == 1
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""

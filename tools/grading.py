@@ -73,8 +73,11 @@ NOT_ANSWERED = "not answered yet"
 BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
-# Version of the grading procedure: part of the cache key.
+# Version of the grading procedure: part of the cache key, with the judge's own
+# source (`JUDGE_SOURCES`), so a fix to the judge or its runner regrades by itself.
 VERSION = "1"
+# The judge, its sandbox and kernel runner (all in this file), and what it imports.
+JUDGE_SOURCES = (Path(__file__).resolve(), ROOT / "tools" / "nbtools.py")
 _GRADER_CALL = re.compile(r"^\s*(grader\.(check|check_all|export)\(.*\)\s*)?(#.*)?$")
 
 # --- The sandbox
@@ -1010,8 +1013,17 @@ def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
 # --- The batch
 
 
-def digest(*paths: Path) -> str:
+def judge_digest() -> str:
+    """A digest of the grading procedure: `VERSION` and the judge's source files."""
     h = hashlib.sha256(VERSION.encode())
+    for p in JUDGE_SOURCES:
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()
+
+
+def digest(*paths: Path) -> str:
+    """The cache key of a submission: the files' bytes and the grading procedure."""
+    h = hashlib.sha256(judge_digest().encode())
     for p in paths:
         h.update(Path(p).read_bytes())
     return h.hexdigest()[:24]
