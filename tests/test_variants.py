@@ -14,6 +14,7 @@ machinery on a tiny fixture chapter (tests/fixtures/variants/).
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import io
 import json
@@ -610,6 +611,57 @@ def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
     command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
     with pytest.raises(SystemExit, match="neither UTF-8 nor Windows-1252"):
         grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
+
+
+def test_rubric_page_shows_the_answer_code(tmp_path):
+    """A written part's page shows the student's answer code cells (how the answer
+    was computed: the TA judges a package building block or a read-off there) above
+    the written text, but not a placeholder left as handed out nor the variant's data
+    cell."""
+    new, md = nbformat.v4.new_notebook, nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    locked = {"editable": False, "deletable": False}
+    statement = md("**Exercise 1** Compute `total`, the sum of `x`.", metadata=locked)
+    stub = "total = ...  # the sum of x"
+    handed = new(
+        cells=[
+            code("import numpy as np"),
+            statement,
+            code(stub, metadata={"tags": ["otter_answer_cell"]}),
+            code('grader.check("tiny_sum")', metadata=locked),
+            md("**Written part** (graded by hand): replace this text."),
+            md("## The end", metadata=locked),
+        ]
+    )
+    built = tmp_path / "built" / "tiny"
+    (built / "autograder").mkdir(parents=True)
+    (built / "autograder" / "rubric.md").write_text(
+        "# Grading by hand: tiny\n\n## tiny_sum: written part (the checks grade "
+        "the rest)\n\n- the sum, entry by entry (1)\n"
+    )
+    (built / "student").mkdir()
+    nbformat.write(handed, built / "student" / "tiny.ipynb")
+    ann = copy.deepcopy(handed)
+    data = [md("**Your numbers.** variant 7"), code("x = np.array([4, 5])")]
+    ann.cells[2:3] = [
+        *data,
+        code("total = 0\nfor v in x:  # my own loop\n    total += int(v)"),
+        code(stub, metadata={"tags": ["otter_answer_cell"]}),
+    ]
+    ann.cells[-2].source = "I added the entries one by one."
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(ann, subs / "ann.ipynb")
+    nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
+    grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
+    page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
+    for stem in ("ann",):
+        shown = page.split(f"<h2>{stem}</h2>")[1].split("</section>")[0]
+        assert "for v in x:  # my own loop" in shown, shown
+        assert shown.index("my own loop") < shown.index("one by one")
+        assert stub not in shown and "np.array([4, 5])" not in shown
+    cy = page.split("<h2>cy</h2>")[1].split("</section>")[0]
+    assert cy == "<p>(no answer)</p>", cy
 
 
 def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):

@@ -1271,14 +1271,25 @@ def rubric_questions(rubric_md: str) -> list[dict]:
 
 def answers(nb, handed_out) -> dict[str, list]:
     """Per rubric anchor, the cells a student wrote: a manual question's cells after
-    its prompt (the k-th `BEGIN QUESTION`), a written part's after its check cell;
-    up to the next cell of the handed-out notebook that is not an answer stub."""
+    its prompt (the k-th `BEGIN QUESTION`), up to the next cell of the handed-out
+    notebook that is not an answer stub; an auto-checked question's written part, its
+    answer code cells (`answer_cells`: the TA reads how it was computed) and the cells
+    after its check cell, up to the same."""
     book = {
         c.source
         for c in handed_out.cells
         if "otter_answer_cell" not in c.metadata.get("tags", [])
         and not c.source.startswith("**Written part**")
     }
+    checked = re.findall(
+        r'^\s*grader\.check\("(\w+)"\)',
+        "\n".join(c.source for c in nb.cells if c.cell_type == "code"),
+        re.M,
+    )
+    code = answer_cells(nb.cells, set(checked))
+    for j, c in enumerate(nb.cells[:-1]):  # a variant's data cell (`distribute`'s)
+        if c.cell_type == "markdown" and c.source.startswith("**Your numbers.**"):
+            code.pop(j + 1, None)
     spans, manual = {}, 0
     for i, cell in enumerate(nb.cells):
         anchor = None
@@ -1288,7 +1299,7 @@ def answers(nb, handed_out) -> dict[str, list]:
             anchor = m.group(1)
         if anchor is None:
             continue
-        span = []
+        span = [nb.cells[j] for j in sorted(code) if code[j] == anchor]
         for c in nb.cells[i + 1 :]:
             if c.source in book or c.metadata.get("editable") is False:
                 break
@@ -1318,6 +1329,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     style = (
         "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
         "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
+        "pre.code{border-left:3px solid #69c}"
         "section{break-inside:avoid;border-top:1px solid #999}</style>"
     )
     for q in qs:
