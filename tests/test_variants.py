@@ -432,6 +432,91 @@ def test_grade_says_when_the_roster_has_no_seeds(
     assert rows[0]["reason"] == ""
 
 
+def _export_zip(path: Path, notebook: bytes, name: str = "tiny.ipynb") -> None:
+    """A zip as otter's export cell makes it: the notebook, its log, its zip name."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(name, notebook)
+        zf.writestr(".OTTER_LOG", b"\x80\x04N.")
+        zf.writestr("__zip_filename__", path.name)
+
+
+def test_grade_takes_the_zip_of_the_export_cell(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """A submission handed in as the zip the notebook's export cell makes is graded as
+    the notebook inside, to the same score, under the zip's name, by `grade`,
+    `rubric` and `merge`; a zip that is empty, holds two notebooks, is truncated, a
+    zip bomb or a zip-slip is `invalid` with the reason, and nothing is unpacked
+    beside it; a student with a notebook and a zip has several submissions."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    book = TINY.read_bytes()
+    (subs / "ann.ipynb").write_bytes(book)
+    _export_zip(subs / "bob_tiny_2026_11_27T08_07_54_232257.zip", book)
+    (subs / "fay.ipynb").write_bytes(book)
+    _export_zip(subs / "fay.zip", book)
+    with zipfile.ZipFile(subs / "cy.zip", "w"):
+        pass  # empty
+    with zipfile.ZipFile(subs / "dan_tiny.zip", "w") as zf:
+        zf.writestr("../dan_tiny.ipynb", book)  # unpacked, it would land beside subs
+    with zipfile.ZipFile(subs / "eve.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("tiny.ipynb", b" " * (grading.MAX_UNZIPPED + 1))  # a bomb: 100 kB
+    assert (subs / "eve.zip").stat().st_size < grading.MAX_UNZIPPED / 100
+    whole = (subs / "fay.zip").read_bytes()
+    (subs / "gus.zip").write_bytes(whole[: len(whole) // 2])  # a broken download
+    with zipfile.ZipFile(subs / "hal.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", book)
+        zf.writestr("copy/tiny.ipynb", book)
+        zf.writestr(".ipynb_checkpoints/tiny-checkpoint.ipynb", book)  # not counted
+    (subs / "notes.txt").write_text("not a submission")
+    roster = tmp_path / "roster.csv"
+    ids = ["ann", "bob", "cy", "dan", "eve", "fay", "gus", "hal"]
+    roster.write_text("id,name\n" + "".join(f"{i},{i.title()}\n" for i in ids))
+    command = ["grade", "tiny", str(subs), "--roster", str(roster), "--jobs", "1"]
+    assert grading.main(command) == 0
+    assert "graded 9 submissions" in capsys.readouterr().out
+    graded = subs / "graded"
+    table = {r["submission"]: r for r in csv.DictReader((graded / "scores.csv").open())}
+    bob = table.pop("bob_tiny_2026_11_27T08_07_54_232257.zip")
+    assert (
+        bob["status"] == "ok" and bob["total"] == table["ann.ipynb"]["total"] == "1.0"
+    )
+    log = (graded / "log" / "bob_tiny_2026_11_27T08_07_54_232257.log").read_text()
+    assert "graded tiny.ipynb from bob_tiny_2026_11_27T08_07_54_232257.zip" in log
+    for name in ("fay.ipynb", "fay.zip"):
+        assert table[name]["total"] == "1.0", name
+        assert (
+            "several submissions of fay (fay.ipynb, fay.zip)" in table[name]["reason"]
+        )
+    said = {
+        "cy.zip": "a zip with no notebook",
+        "dan_tiny.zip": "a zip with a path outside its folder ('../dan_tiny.ipynb')",
+        "eve.zip": "a zip whose notebook unpacks to more than 100 MB",
+        "gus.zip": "not a readable zip (BadZipFile",
+        "hal.zip": "a zip with 2 notebooks (tiny.ipynb, copy/tiny.ipynb)",
+    }
+    for name, reason in said.items():
+        row = table[name]
+        assert (row["status"], row["total"]) == ("invalid", "0.0"), name
+        assert row["reason"].startswith(reason), (name, row["reason"])
+        feedback = (graded / "feedback" / f"{Path(name).stem}.md").read_text()
+        assert reason in feedback
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    # `rubric` has a row per zip; `merge` counts bob's zip, and fay's two not at all.
+    assert grading.main(["rubric", "tiny", str(subs), "--no-pdf"]) == 0
+    sheet = grading.read_sheet(graded / "rubric" / "rubric-sheet.csv", False)
+    assert {r["submission"] for r in sheet[1:]} >= {
+        "bob_tiny_2026_11_27T08_07_54_232257",
+        "cy",
+    }
+    assert grading.main(["merge", "tiny", str(subs), "--roster", str(roster)]) == 0
+    grades = {r["id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
+    assert (grades["bob"]["points"], grades["bob"]["note"]) == ("1.0", "")
+    assert grades["fay"]["points"] == "0.0" and "several" in grades["fay"]["note"]
+    assert grades["cy"]["note"] == "invalid"
+
+
 def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
     """The cache key holds a digest of the judge's source (`JUDGE_SOURCES`): a result
     is reused while it is unchanged and regraded once it changes."""
@@ -617,7 +702,7 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
     """A written part's page shows the student's answer code cells (how the answer
     was computed: the TA judges a package building block or a read-off there) above
     the written text, but not a placeholder left as handed out nor the variant's data
-    cell."""
+    cell; a notebook handed in as a zip is on the page too."""
     new, md = nbformat.v4.new_notebook, nbformat.v4.new_markdown_cell
     code = nbformat.v4.new_code_cell
     locked = {"editable": False, "deletable": False}
@@ -652,10 +737,12 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()
     nbformat.write(ann, subs / "ann.ipynb")
+    with zipfile.ZipFile(subs / "bob_tiny_2026.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", nbformat.writes(ann))
     nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
     grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
     page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
-    for stem in ("ann",):
+    for stem in ("ann", "bob_tiny_2026"):
         shown = page.split(f"<h2>{stem}</h2>")[1].split("</section>")[0]
         assert "for v in x:  # my own loop" in shown, shown
         assert shown.index("my own loop") < shown.index("one by one")
