@@ -515,6 +515,12 @@ def test_grade_takes_the_zip_of_the_export_cell(
     assert (grades["bob"]["points"], grades["bob"]["note"]) == ("1.0", "")
     assert grades["fay"]["points"] == "0.0" and "several" in grades["fay"]["note"]
     assert grades["cy"]["note"] == "invalid"
+    # Whatever else a zip raises when read is a reason too, not a crash of the batch.
+    odd = bytearray((subs / "fay.zip").read_bytes())
+    odd[8] = odd[odd.find(b"PK\x01\x02") + 10] = 99  # an unknown compression method
+    (tmp_path / "odd.zip").write_bytes(bytes(odd))
+    with pytest.raises(grading.NotASubmission, match="NotImplementedError"):
+        grading.notebook_of(tmp_path / "odd.zip")
 
 
 def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):

@@ -59,7 +59,6 @@ import sys
 import tempfile
 import traceback
 import zipfile
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
@@ -1132,16 +1131,18 @@ def notebook_of(submission: Path) -> tuple[str, bytes]:
                 names = ", ".join(i.filename for i in found[:5])
                 said = f"{len(found)} notebooks ({names})" if found else "no notebook"
                 raise NotASubmission(f"a zip with {said}: hand in one notebook")
-            info, more = found[0], f"{MAX_UNZIPPED / 2**20:g} MB"
-            more = f"a zip whose notebook unpacks to more than {more}: not read"
+            info, cap = found[0], f"{MAX_UNZIPPED / 2**20:g} MB"
+            too_big = f"a zip whose notebook unpacks to more than {cap}: not read"
             if info.file_size > MAX_UNZIPPED:
-                raise NotASubmission(more)
+                raise NotASubmission(too_big)
             with zf.open(info) as fh:  # read no further than the cap, whatever it says
                 data = fh.read(MAX_UNZIPPED + 1)
             if len(data) > MAX_UNZIPPED:
-                raise NotASubmission(more)
+                raise NotASubmission(too_big)
             return info.filename, data
-    except (zipfile.BadZipFile, zlib.error, RuntimeError, EOFError, OSError) as exc:
+    except NotASubmission:
+        raise
+    except Exception as exc:  # a row for it, whatever it is: the batch goes on
         # a truncated upload, a bad checksum, an encrypted or unknown compression
         first = (str(exc).strip().splitlines() or [""])[0][:100]
         said = f"not a readable zip ({type(exc).__name__}: {first})"
