@@ -708,7 +708,8 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
     """A written part's page shows the student's answer code cells (how the answer
     was computed: the TA judges a package building block or a read-off there) above
     the written text, but not a placeholder left as handed out nor the variant's data
-    cell; a notebook handed in as a zip is on the page too."""
+    cell; a notebook handed in as a zip is on the page too, a zip without one says
+    so."""
     new, md = nbformat.v4.new_notebook, nbformat.v4.new_markdown_cell
     code = nbformat.v4.new_code_cell
     locked = {"editable": False, "deletable": False}
@@ -746,6 +747,8 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
     with zipfile.ZipFile(subs / "bob_tiny_2026.zip", "w") as zf:
         zf.writestr("tiny.ipynb", nbformat.writes(ann))
     nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
+    with zipfile.ZipFile(subs / "dan.zip", "w"):
+        pass  # no notebook in it
     grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
     page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
     for stem in ("ann", "bob_tiny_2026"):
@@ -755,6 +758,8 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
         assert stub not in shown and "np.array([4, 5])" not in shown
     cy = page.split("<h2>cy</h2>")[1].split("</section>")[0]
     assert cy == "<p>(no answer)</p>", cy
+    dan = page.split("<h2>dan</h2>")[1].split("</section>")[0]
+    assert dan == "<p>(a zip with no notebook: hand in one notebook)</p>", dan
 
 
 def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):
