@@ -14,6 +14,7 @@ machinery on a tiny fixture chapter (tests/fixtures/variants/).
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import io
 import json
@@ -431,6 +432,122 @@ def test_grade_says_when_the_roster_has_no_seeds(
     assert rows[0]["reason"] == ""
 
 
+def _export_zip(path: Path, notebook: bytes, name: str = "tiny.ipynb") -> None:
+    """A zip as otter's export cell makes it: the notebook, its log, its zip name."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(name, notebook)
+        zf.writestr(".OTTER_LOG", b"\x80\x04N.")
+        zf.writestr("__zip_filename__", path.name)
+
+
+def test_grade_takes_the_zip_of_the_export_cell(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """A submission handed in as the zip the notebook's export cell makes is graded as
+    the notebook inside, to the same score, under the zip's name, by `grade`,
+    `rubric` and `merge`; a zip that is empty, holds two notebooks, is truncated, a
+    zip bomb or a zip-slip is `invalid` with the reason, and nothing is unpacked
+    beside it; a student with a notebook and a zip has several submissions."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    book = TINY.read_bytes()
+    (subs / "ann.ipynb").write_bytes(book)
+    _export_zip(subs / "bob_tiny_2026_11_27T08_07_54_232257.zip", book)
+    (subs / "fay.ipynb").write_bytes(book)
+    _export_zip(subs / "fay.zip", book)
+    with zipfile.ZipFile(subs / "cy.zip", "w"):
+        pass  # empty
+    with zipfile.ZipFile(subs / "dan_tiny.zip", "w") as zf:
+        zf.writestr("../dan_tiny.ipynb", book)  # unpacked, it would land beside subs
+    with zipfile.ZipFile(subs / "eve.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("tiny.ipynb", b" " * (grading.MAX_UNZIPPED + 1))  # a bomb: 100 kB
+    assert (subs / "eve.zip").stat().st_size < grading.MAX_UNZIPPED / 100
+    whole = (subs / "fay.zip").read_bytes()
+    (subs / "gus.zip").write_bytes(whole[: len(whole) // 2])  # a broken download
+    with zipfile.ZipFile(subs / "hal.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", book)
+        zf.writestr("copy/tiny.ipynb", book)
+        zf.writestr(".ipynb_checkpoints/tiny-checkpoint.ipynb", book)  # not counted
+    (subs / "notes.txt").write_text("not a submission")
+    roster = tmp_path / "roster.csv"
+    ids = ["ann", "bob", "cy", "dan", "eve", "fay", "gus", "hal"]
+    roster.write_text("id,name\n" + "".join(f"{i},{i.title()}\n" for i in ids))
+    command = ["grade", "tiny", str(subs), "--roster", str(roster), "--jobs", "1"]
+    assert grading.main(command) == 0
+    assert "graded 9 submissions" in capsys.readouterr().out
+    graded = subs / "graded"
+    table = {r["submission"]: r for r in csv.DictReader((graded / "scores.csv").open())}
+    bob = table.pop("bob_tiny_2026_11_27T08_07_54_232257.zip")
+    assert (
+        bob["status"] == "ok" and bob["total"] == table["ann.ipynb"]["total"] == "1.0"
+    )
+    log = (graded / "log" / "bob_tiny_2026_11_27T08_07_54_232257.log").read_text()
+    assert "graded tiny.ipynb from bob_tiny_2026_11_27T08_07_54_232257.zip" in log
+    for name in ("fay.ipynb", "fay.zip"):
+        assert table[name]["total"] == "1.0", name
+        assert (
+            "several submissions of fay (fay.ipynb, fay.zip)" in table[name]["reason"]
+        )
+    said = {
+        "cy.zip": "a zip with no notebook",
+        "dan_tiny.zip": "a zip with a path outside its folder ('../dan_tiny.ipynb')",
+        "eve.zip": "a zip whose notebook unpacks to more than 100 MB",
+        "gus.zip": "not a readable zip (BadZipFile",
+        "hal.zip": "a zip with 2 notebooks (tiny.ipynb, copy/tiny.ipynb)",
+    }
+    for name, reason in said.items():
+        row = table[name]
+        assert (row["status"], row["total"]) == ("invalid", "0.0"), name
+        assert row["reason"].startswith(reason), (name, row["reason"])
+        feedback = (graded / "feedback" / f"{Path(name).stem}.md").read_text()
+        assert reason in feedback
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    # `rubric` has a row per zip; `merge` counts bob's zip, and fay's two not at all.
+    assert grading.main(["rubric", "tiny", str(subs), "--no-pdf"]) == 0
+    sheet = grading.read_sheet(graded / "rubric" / "rubric-sheet.csv", False)
+    assert {r["submission"] for r in sheet[1:]} >= {
+        "bob_tiny_2026_11_27T08_07_54_232257",
+        "cy",
+    }
+    assert grading.main(["merge", "tiny", str(subs), "--roster", str(roster)]) == 0
+    grades = {r["id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
+    assert (grades["bob"]["points"], grades["bob"]["note"]) == ("1.0", "")
+    assert grades["fay"]["points"] == "0.0" and "several" in grades["fay"]["note"]
+    assert grades["cy"]["note"] == "invalid"
+    # Whatever else a zip raises when read is a reason too, not a crash of the batch.
+    odd = bytearray((subs / "fay.zip").read_bytes())
+    odd[8] = odd[odd.find(b"PK\x01\x02") + 10] = 99  # an unknown compression method
+    (tmp_path / "odd.zip").write_bytes(bytes(odd))
+    with pytest.raises(grading.NotASubmission, match="NotImplementedError"):
+        grading.notebook_of(tmp_path / "odd.zip")
+
+
+def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
+    """The cache key holds a digest of the judge's source (`JUDGE_SOURCES`): a result
+    is reused while it is unchanged and regraded once it changes."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.ipynb").write_bytes(TINY.read_bytes())
+    zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    out = subs / "graded"
+    assert grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)[0]["total"] == 1
+    (cached,) = (out / "cache").iterdir()
+    result = json.loads(cached.read_text())
+    cached.write_text(json.dumps({**result, "reason": "from the cache"}))
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "from the cache"
+    judge = tmp_path / "judge.py"  # one more source file of the judge, then a fix
+    judge.write_text("x = 1\n")
+    sources = (*grading.JUDGE_SOURCES, judge)
+    monkeypatch.setattr(grading, "JUDGE_SOURCES", sources)
+    key = grading.digest(subs / "ann.ipynb", zip_path)
+    judge.write_text("x = 2\n")
+    assert grading.digest(subs / "ann.ipynb", zip_path) != key
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "" and again[0]["total"] == 1
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines."""
@@ -585,6 +702,64 @@ def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
     command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
     with pytest.raises(SystemExit, match="neither UTF-8 nor Windows-1252"):
         grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
+
+
+def test_rubric_page_shows_the_answer_code(tmp_path):
+    """A written part's page shows the student's answer code cells (how the answer
+    was computed: the TA judges a package building block or a read-off there) above
+    the written text, but not a placeholder left as handed out nor the variant's data
+    cell; a notebook handed in as a zip is on the page too, a zip without one says
+    so."""
+    new, md = nbformat.v4.new_notebook, nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    locked = {"editable": False, "deletable": False}
+    statement = md("**Exercise 1** Compute `total`, the sum of `x`.", metadata=locked)
+    stub = "total = ...  # the sum of x"
+    handed = new(
+        cells=[
+            code("import numpy as np"),
+            statement,
+            code(stub, metadata={"tags": ["otter_answer_cell"]}),
+            code('grader.check("tiny_sum")', metadata=locked),
+            md("**Written part** (graded by hand): replace this text."),
+            md("## The end", metadata=locked),
+        ]
+    )
+    built = tmp_path / "built" / "tiny"
+    (built / "autograder").mkdir(parents=True)
+    (built / "autograder" / "rubric.md").write_text(
+        "# Grading by hand: tiny\n\n## tiny_sum: written part (the checks grade "
+        "the rest)\n\n- the sum, entry by entry (1)\n"
+    )
+    (built / "student").mkdir()
+    nbformat.write(handed, built / "student" / "tiny.ipynb")
+    ann = copy.deepcopy(handed)
+    data = [md("**Your numbers.** variant 7"), code("x = np.array([4, 5])")]
+    ann.cells[2:3] = [
+        *data,
+        code("total = 0\nfor v in x:  # my own loop\n    total += int(v)"),
+        code(stub, metadata={"tags": ["otter_answer_cell"]}),
+    ]
+    ann.cells[-2].source = "I added the entries one by one."
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(ann, subs / "ann.ipynb")
+    with zipfile.ZipFile(subs / "bob_tiny_2026.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", nbformat.writes(ann))
+    nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
+    with zipfile.ZipFile(subs / "dan.zip", "w"):
+        pass  # no notebook in it
+    grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
+    page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
+    for stem in ("ann", "bob_tiny_2026"):
+        shown = page.split(f"<h2>{stem}</h2>")[1].split("</section>")[0]
+        assert "for v in x:  # my own loop" in shown, shown
+        assert shown.index("my own loop") < shown.index("one by one")
+        assert stub not in shown and "np.array([4, 5])" not in shown
+    cy = page.split("<h2>cy</h2>")[1].split("</section>")[0]
+    assert cy == "<p>(no answer)</p>", cy
+    dan = page.split("<h2>dan</h2>")[1].split("</section>")[0]
+    assert dan == "<p>(a zip with no notebook: hand in one notebook)</p>", dan
 
 
 def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):
