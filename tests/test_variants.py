@@ -585,6 +585,16 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     with pytest.raises(ValueError, match="row 'ann_v2', column 'q: proof \\(2\\)'"):
         grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                       tmp_path / "g.csv")  # fmt: skip
+    # A cell beyond the header's (a TA's note one column too far) is named, not a
+    # traceback; empty cells there (a trailing separator) are nothing.
+    sheet.write_text("submission,q: proof (2)\n(points),2,\nann_v2,1,see me\n")
+    with pytest.raises(ValueError, match="row 'ann_v2' has cells beyond.*see me"):
+        grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                      tmp_path / "g.csv")  # fmt: skip
+    sheet.write_text("submission,q: proof (2)\n(points),2,\nann_v2,1,\nbo,2,,\n")
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv")  # fmt: skip
+    assert {g["id"]: g["q"] for g in grades} == {"ann": 2.0, "bo": 3.0}
 
 
 @pytest.mark.parametrize(

@@ -1541,6 +1541,10 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
     for r in rows if numbers else ():  # the items' points (first row) too
+        extra = [c for c in r.pop(None, None) or () if c.strip()]  # beyond the header
+        if extra:
+            where = f"{path}: row {r['submission']!r}"
+            raise ValueError(f"{where} has cells beyond the header's: {extra}")
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
                 r[col] = r[col] if col == "submission" else 0.0
