@@ -342,7 +342,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     # Bob's and Cy's seeds are fixed, so that their answers differ (Bob hands in Cy's
     # work below); Ann's is drawn.
     roster.write_text(
-        "id,name,email,variant\nann,Ann,ann@x.org,\nbob,Bob,,11\ncy,Cy,,12\n"
+        "id,name,email,variant\nann,Ann, Ann@X.org,\nbob,Bob,,11\ncy,Cy,,12\n"
     )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
@@ -373,7 +373,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     assert len(set(cells.values())) == 3
     with zipfile.ZipFile(out / "autograder.zip") as zf:
         carried = json.loads(zf.read("variants.json"))
-    assert carried == {**seeds, "ann@x.org": seeds["ann"]}
+    assert carried == {**seeds, "ann@x.org": seeds["ann"]}  # lower case, stripped
     # The handed-out zip (every check, every student's seed) is recorded, and hidden
     # from the notebooks while grading (a file covered like the roster).
     record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()
@@ -433,7 +433,8 @@ def test_grade_says_when_the_roster_has_no_seeds(
 
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
-    on the book's numbers (seed 0), whatever `variant` the notebook defines."""
+    on the book's numbers (seed 0), whatever `variant` the notebook defines, and a
+    failed check says that it used them."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     with zipfile.ZipFile(tiny_builds / "tiny" / "autograder" / "autograder.zip") as zf:
@@ -443,6 +444,47 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
         test = ExceptionTestFile.from_string(source, "tiny_sum.py")
         test.run({"total": total, "variant": forged})
         assert test.passed_all == passed, total
+    said = "\n".join(r.message for r in test.test_case_results)
+    assert "judged on the book's numbers (variant 0): no roster seeds here" in said
+
+
+def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
+    """Under Gradescope the zip's check looks the student's id and email up in the
+    distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
+    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`. A student
+    whose id and email are not there is judged on the book's numbers, and a failed
+    check says so in its message (the student's and the instructor's view)."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email,variant\nS-7,Ann,Ann@X.org,11\n")
+    assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    with zipfile.ZipFile(tmp_path / "out" / "autograder.zip") as zf:
+        source = zf.read("tests/tiny_sum.py").decode()
+        (tmp_path / "variants.json").write_bytes(zf.read("variants.json"))
+    ann = sum(load_variants(TINY)["tiny"]["draw"](11)["x"])
+    real = {"/autograder/source/variants.json": tmp_path / "variants.json",
+            "/autograder/submission_metadata.json": tmp_path / "meta.json"}  # fmt: skip
+
+    def run(user: dict, total: int) -> tuple[bool, str]:
+        (tmp_path / "meta.json").write_text(json.dumps({"users": [user]}))
+        test = ExceptionTestFile.from_string(source, "tiny_sum.py")
+        for case in test.test_cases:  # the check's open() reads this test's files
+            case.body.test_func.__globals__["open"] = lambda p, *a, **k: open(
+                real.get(str(p), p), *a, **k
+            )
+        test.run({"total": total})
+        return test.passed_all, "\n".join(r.message for r in test.test_case_results)
+
+    for user in ({"email": "ann@x.org", "sid": None}, {"email": " ANN@x.org"},
+                 {"email": "other@x.org", "sid": "s-7"}):  # fmt: skip
+        assert run(user, ann)[0], user
+        assert not run(user, 6)[0], user  # the book's answer
+    stranger = {"email": "zed@x.org", "sid": "9"}
+    assert run(stranger, 6)[0]
+    passed, said = run(stranger, ann)
+    assert not passed
+    assert "(judged on the book's numbers (variant 0): the roster has no seed" in said
 
 
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):

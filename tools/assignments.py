@@ -464,7 +464,9 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(built / "student", dest)
         nbformat.write(personalise(handed, variants, seed), dest / f"{path.stem}.ipynb")
-        seeds.update({k: seed for k in (sid, student.get("email")) if k})
+        # lower case: the zip's checks match Gradescope's id and email ignoring case
+        keys = (sid, (student.get("email") or "").strip())
+        seeds.update({k.lower(): seed for k in keys if k})
     shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
     with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
         zf.writestr("variants.json", json.dumps(seeds, indent=1))
