@@ -1174,8 +1174,10 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
     the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
     lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
-    if row.get("seed") and varied and result["status"] == "ok":
-        lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
+    seed = str(row.get("seed", ""))  # "" where no seed applies; "0" the book's
+    if seed and varied and result["status"] == "ok":
+        numbers = "the book's numbers" if seed == "0" else "your own numbers"
+        lines[-1] += f" Judged on {numbers} (variant {seed})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
