@@ -487,6 +487,55 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     assert "(judged on the book's numbers (variant 0): the roster has no seed" in said
 
 
+def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,
+                                                        monkeypatch):  # fmt: skip
+    """`grade`, `rubric`, `merge` and `distribute` with a mistyped folder, roster or
+    chapter stop with one line (no traceback), before anything is built or written:
+    a folder that is not there is not created, an unknown chapter is named with the
+    assignments there are."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs, missing = tmp_path / "subs", tmp_path / "none.csv"
+    subs.mkdir()
+    (tmp_path / "roster.csv").write_text("id,name\nann,Ann\n")
+    roster = ["--roster", str(tmp_path / "roster.csv")]
+    for command, said in (
+        (["grade", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["rubric", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["merge", "tiny", str(tmp_path / "nope"), *roster], "no folder .*nope"),
+        (["grade", "nochapter", str(subs)], "no assignment 'nochapter': one of .*tour"),
+        (["rubric", "nochapter", str(subs)], "no assignment 'nochapter'"),
+        (["grade", "tiny", str(subs), "--roster", str(missing)], "none.csv: no such"),
+    ):
+        with pytest.raises(SystemExit, match=said):
+            grading.main(command)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    assert not any(subs.iterdir())  # no graded/ either
+    rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, subs / "graded" / "scores.csv")
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        grading.main(["merge", "tiny", str(subs), "--roster", str(missing)])
+    out = ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        assignments.main(["distribute", "tour", "--roster", str(missing), *out])
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_roster_saved_with_semicolons(tmp_path, tiny_builds):
+    """A roster a spreadsheet saved with `;` between cells (a comma in a name) is
+    read, and written back with its seeds in the same form."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id;name;email;variant\nann;Smith, Ann;ann@x.org;\nbo;Bo;;5\n")
+    students = assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    assert [(s["id"], s["name"]) for s in students] == [("ann", "Smith, Ann"),
+                                                         ("bo", "Bo")]  # fmt: skip
+    header, ann, bo = roster.read_text().splitlines()
+    assert header == "id;name;email;variant" and bo == "bo;Bo;;5"
+    assert ann.startswith("ann;Smith, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    subs = [tmp_path / "ann_hw.ipynb", tmp_path / "bo.ipynb"]
+    seeds = grading.roster_seeds(subs, roster)
+    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: 5}
+
+
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     """A rubric sheet saved by a spreadsheet (byte-order mark, `;`, decimal comma)
     merges; the rubric row that counts is the counted submission's, and a student
@@ -671,7 +720,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
 ):
     """`grade` without a roster says (and logs) that it grades on the book's numbers
     for a chapter with variants, and says nothing of numbers for one without; a
-    chapter not built stops with one line."""
+    chapter not built, or no chapter, stops with one line."""
     monkeypatch.setattr(grading, "OUT", tmp_path / "builds")
     plain = (
         "from otter.test_files import test_case\nname = 'plain_q'\npoints = 1\n"
@@ -700,5 +749,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
         log = (subs / "graded" / "log" / "ann.log").read_text()
         assert (grading.NO_ROSTER in out) == varied, out
         assert (grading.NO_ROSTER in log) == varied and ("seed" in log) == varied
-    with pytest.raises(SystemExit, match="run `python -m tools.assignments build x`"):
+    with pytest.raises(SystemExit, match="assignments build tour` first"):
+        grading.main(["grade", "tour", str(tmp_path)])  # a chapter not built
+    with pytest.raises(SystemExit, match="no assignment 'x': one of "):
         grading.main(["grade", "x", str(tmp_path)])
