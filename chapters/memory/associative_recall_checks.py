@@ -402,8 +402,9 @@ QUESTIONS["ex-recall-scale"] = {
 
 
 def recall_pairs_form(ideal_scale, soft_scales):
-    # The n asked for are the student's (asked_pairs); the hidden check compares the
-    # keys with them, since a public check cannot know the student's variant.
+    # The n asked for are the student's (asked_pairs); the hidden check looks each up
+    # among the keys (more keys are fine), since a public check cannot know the
+    # student's variant.
     assert callable(ideal_scale), "define ideal_scale as a function of n"
     float(ideal_scale(3))  # a number
     assert isinstance(soft_scales, dict) and soft_scales, (
