@@ -549,7 +549,7 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     hints are dropped; each hint is one line of the student's feedback table, a `|` in
     it no column break, a message said once (not again inside a longer one), and hints
     ending in a full stop joined cleanly. "Your own numbers" only where the assignment
-    has variants."""
+    has variants, "the book's numbers" for variant 0."""
     said = f"attnsig.bounds.copy_gap is not available for question q: {MESSAGE}"
     again = f"gap_of raised NotImplementedError: {said}"  # the same, said once
     result = {
@@ -578,6 +578,12 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     assert "your own numbers (variant 7)" in text
     grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path, False)
     assert "own numbers" not in (tmp_path / "feedback" / "s.md").read_text()
+    # variant 0 (the roster's, or no roster) is said too; no seed, nothing
+    for seed, said in ((0, "Judged on the book's numbers (variant 0)."), ("", None)):
+        grading.write_feedback("s", result, {**row, "seed": seed}, {"q": 1, "p": 1},
+                               tmp_path)  # fmt: skip
+        text = (tmp_path / "feedback" / "s.md").read_text()
+        assert (said in text) if said else "Judged on" not in text, seed
 
 
 def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):

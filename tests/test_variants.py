@@ -343,7 +343,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     # Bob's and Cy's seeds are fixed, so that their answers differ (Bob hands in Cy's
     # work below); Ann's is drawn.
     roster.write_text(
-        "id,name,email,variant\nann,Ann,ann@x.org,\nbob,Bob,,11\ncy,Cy,,12\n"
+        "id,name,email,variant\nann,Ann, Ann@X.org,\nbob,Bob,,11\ncy,Cy,,12\n"
     )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
@@ -374,7 +374,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     assert len(set(cells.values())) == 3
     with zipfile.ZipFile(out / "autograder.zip") as zf:
         carried = json.loads(zf.read("variants.json"))
-    assert carried == {**seeds, "ann@x.org": seeds["ann"]}
+    assert carried == {**seeds, "ann@x.org": seeds["ann"]}  # lower case, stripped
     # The handed-out zip (every check, every student's seed) is recorded, and hidden
     # from the notebooks while grading (a file covered like the roster).
     record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()
@@ -550,7 +550,8 @@ def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
 
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
-    on the book's numbers (seed 0), whatever `variant` the notebook defines."""
+    on the book's numbers (seed 0), whatever `variant` the notebook defines, and a
+    failed check says that it used them."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     with zipfile.ZipFile(tiny_builds / "tiny" / "autograder" / "autograder.zip") as zf:
@@ -560,6 +561,96 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
         test = ExceptionTestFile.from_string(source, "tiny_sum.py")
         test.run({"total": total, "variant": forged})
         assert test.passed_all == passed, total
+    said = "\n".join(r.message for r in test.test_case_results)
+    assert "judged on the book's numbers (variant 0): no roster seeds here" in said
+
+
+def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
+    """Under Gradescope the zip's check looks the student's id and email up in the
+    distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
+    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`. A student
+    whose id and email are not there is judged on the book's numbers, and a failed
+    check says so in its message (the student's and the instructor's view)."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email,variant\nS-7,Ann,Ann@X.org,11\n")
+    assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    with zipfile.ZipFile(tmp_path / "out" / "autograder.zip") as zf:
+        source = zf.read("tests/tiny_sum.py").decode()
+        (tmp_path / "variants.json").write_bytes(zf.read("variants.json"))
+    ann = sum(load_variants(TINY)["tiny"]["draw"](11)["x"])
+    real = {"/autograder/source/variants.json": tmp_path / "variants.json",
+            "/autograder/submission_metadata.json": tmp_path / "meta.json"}  # fmt: skip
+
+    def run(user: dict, total: int) -> tuple[bool, str]:
+        (tmp_path / "meta.json").write_text(json.dumps({"users": [user]}))
+        test = ExceptionTestFile.from_string(source, "tiny_sum.py")
+        for case in test.test_cases:  # the check's open() reads this test's files
+            case.body.test_func.__globals__["open"] = lambda p, *a, **k: open(
+                real.get(str(p), p), *a, **k
+            )
+        test.run({"total": total})
+        return test.passed_all, "\n".join(r.message for r in test.test_case_results)
+
+    for user in ({"email": "ann@x.org", "sid": None}, {"email": " ANN@x.org"},
+                 {"email": "other@x.org", "sid": "s-7"}):  # fmt: skip
+        assert run(user, ann)[0], user
+        assert not run(user, 6)[0], user  # the book's answer
+    stranger = {"email": "zed@x.org", "sid": "9"}
+    assert run(stranger, 6)[0]
+    passed, said = run(stranger, ann)
+    assert not passed
+    assert "(judged on the book's numbers (variant 0): the roster has no seed" in said
+
+
+def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,
+                                                        monkeypatch):  # fmt: skip
+    """`grade`, `rubric`, `merge` and `distribute` with a mistyped folder, roster or
+    chapter stop with one line (no traceback), before anything is built or written:
+    a folder that is not there is not created, an unknown chapter is named with the
+    assignments there are."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs, missing = tmp_path / "subs", tmp_path / "none.csv"
+    subs.mkdir()
+    (tmp_path / "roster.csv").write_text("id,name\nann,Ann\n")
+    roster = ["--roster", str(tmp_path / "roster.csv")]
+    for command, said in (
+        (["grade", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["rubric", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["merge", "tiny", str(tmp_path / "nope"), *roster], "no folder .*nope"),
+        (["grade", "nochapter", str(subs)], "no assignment 'nochapter': one of .*tour"),
+        (["rubric", "nochapter", str(subs)], "no assignment 'nochapter'"),
+        (["grade", "tiny", str(subs), "--roster", str(missing)], "none.csv: no such"),
+    ):
+        with pytest.raises(SystemExit, match=said):
+            grading.main(command)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    assert not any(subs.iterdir())  # no graded/ either
+    rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, subs / "graded" / "scores.csv")
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        grading.main(["merge", "tiny", str(subs), "--roster", str(missing)])
+    out = ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        assignments.main(["distribute", "tour", "--roster", str(missing), *out])
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_roster_saved_with_semicolons(tmp_path, tiny_builds):
+    """A roster a spreadsheet saved with `;` between cells (a comma in a name) is
+    read, and written back with its seeds in the same form."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id;name;email;variant\nann;Smith, Ann;ann@x.org;\nbo;Bo;;5\n")
+    students = assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    assert [(s["id"], s["name"]) for s in students] == [("ann", "Smith, Ann"),
+                                                         ("bo", "Bo")]  # fmt: skip
+    header, ann, bo = roster.read_text().splitlines()
+    assert header == "id;name;email;variant" and bo == "bo;Bo;;5"
+    assert ann.startswith("ann;Smith, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    subs = [tmp_path / "ann_hw.ipynb", tmp_path / "bo.ipynb"]
+    seeds = grading.roster_seeds(subs, roster)
+    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: 5}
 
 
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
@@ -814,7 +905,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
 ):
     """`grade` without a roster says (and logs) that it grades on the book's numbers
     for a chapter with variants, and says nothing of numbers for one without; a
-    chapter not built stops with one line."""
+    chapter not built, or no chapter, stops with one line."""
     monkeypatch.setattr(grading, "OUT", tmp_path / "builds")
     plain = (
         "from otter.test_files import test_case\nname = 'plain_q'\npoints = 1\n"
@@ -843,5 +934,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
         log = (subs / "graded" / "log" / "ann.log").read_text()
         assert (grading.NO_ROSTER in out) == varied, out
         assert (grading.NO_ROSTER in log) == varied and ("seed" in log) == varied
-    with pytest.raises(SystemExit, match="run `python -m tools.assignments build x`"):
+    with pytest.raises(SystemExit, match="assignments build tour` first"):
+        grading.main(["grade", "tour", str(tmp_path)])  # a chapter not built
+    with pytest.raises(SystemExit, match="no assignment 'x': one of "):
         grading.main(["grade", "x", str(tmp_path)])

@@ -1261,10 +1261,10 @@ def write_table(rows: list[dict], path: Path) -> None:
     write_csv(rows, path, [*first, *rest, "reason"])
 
 
-def write_csv(rows: list[dict], path: Path, fields: list[str]) -> None:
+def write_csv(rows: list[dict], path: Path, fields: list[str], sep: str = ",") -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with Path(path).open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer = csv.DictWriter(fh, fieldnames=fields, delimiter=sep)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -1274,8 +1274,10 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
     the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
     lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
-    if row.get("seed") and varied and result["status"] == "ok":
-        lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
+    seed = str(row.get("seed", ""))  # "" where no seed applies; "0" the book's
+    if seed and varied and result["status"] == "ok":
+        numbers = "the book's numbers" if seed == "0" else "your own numbers"
+        lines[-1] += f" Judged on {numbers} (variant {seed})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
@@ -1512,7 +1514,9 @@ def read_csv_text(path: Path) -> str:
     """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
     as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
     plain "CSV" on Windows (said in one line, once a file); neither raises a
-    ValueError."""
+    ValueError, and so does a path that is not a file."""
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
     data = Path(path).read_bytes()
     try:
         return data.decode("utf-8-sig")
@@ -1639,9 +1643,19 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 # --- The roster: a CSV `id,name[,email][,variant]`, one row per student
 
 
+def roster_separator(path: Path) -> str:
+    """The roster's cell separator: `;` where its header line splits into cells with
+    `id` among them at `;` (as a spreadsheet saves CSV where the decimal mark is a
+    comma), else `,`."""
+    first = read_csv_text(path).partition("\n")[0]
+    return ";" if "id" in {c.strip().strip('"') for c in first.split(";")} else ","
+
+
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns), ids required."""
     rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
+    if (sep := roster_separator(path)) != ",":  # a spreadsheet's `;`: read it so
+        rows = list(csv.DictReader(io.StringIO(read_csv_text(path)), delimiter=sep))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
@@ -1665,7 +1679,7 @@ def assign_seeds(path: Path) -> list[dict]:
             taken.add(seed)
             r["variant"] = str(seed)
     fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
-    write_csv(rows, path, fields)
+    write_csv(rows, path, fields, roster_separator(path))
     return rows
 
 
@@ -1719,6 +1733,26 @@ def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
 # --- Command line
 
 
+def check_arguments(args) -> None:
+    """One line (SystemExit) for a folder or an assignment that is not there, before
+    `grade`, `rubric` or `merge` reads or writes anything: a mistyped folder is not
+    created, an unknown chapter is named with the ones that have checks."""
+    from tools.book import chapter_notebooks
+    from tools.questions import checks_path
+
+    if not args.folder.is_dir():
+        raise SystemExit(f"no folder {args.folder} (the submitted notebooks)")
+    zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
+    if args.command == "merge" or zip_path.exists():  # merge reads graded/ alone
+        return
+    known = sorted(p.stem for p in chapter_notebooks() if checks_path(p).exists())
+    if args.chapter not in known:
+        said = f"no assignment {args.chapter!r}: one of {', '.join(known)}"
+        raise SystemExit(said)
+    build = f"python -m tools.assignments build {args.chapter}"
+    raise SystemExit(f"no {zip_path}: run `{build}` first")
+
+
 def add_commands(sub) -> None:
     """The `grade`, `rubric` and `merge` commands (of `python -m tools.assignments`)."""
     g, r, m = (
@@ -1749,6 +1783,7 @@ def add_commands(sub) -> None:
 
 
 def run_command(args) -> int:
+    check_arguments(args)
     graded = args.folder / "graded"
     if args.command == "grade":
         subs = submissions(args.folder)
