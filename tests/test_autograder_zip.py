@@ -135,8 +135,8 @@ def test_solutions_score_full_marks_in_a_fresh_venv(built, venv, tmp_path):
         )
         return name, json.loads((out / "results.json").read_text())
 
-    # Each kernel picks free TCP ports and binds them a moment later; a few runs at a
-    # time keep two kernels starting together from taking the same port.
+    # Each kernel picks free TCP ports and binds them a moment later: fewer kernels
+    # starting together make a clash on a port less likely (on a many-core machine).
     with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, 4)) as pool:
         results = dict(pool.map(run, built.items()))
     lost = {}

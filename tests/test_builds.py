@@ -76,6 +76,7 @@ def _other_routes() -> dict[str, tuple[str, dict]]:
     """More one-call answers, by private kernels or by the package's numerical
     minimisers: route name -> (question, answers)."""
     import numpy as np
+    from scipy.optimize import brentq
 
     from attnsig import _signature_numpy as sn
     from attnsig import bounds
@@ -125,6 +126,15 @@ def _other_routes() -> dict[str, tuple[str, dict]]:
         },
     )
     routes["bounds-heads-along"] = ("ex-bounds-heads", {"head1_length": head1})
+    # the worst-case outside weight the question derives, inverted by a root finder
+    routes["onehead-copy-outside-weight"] = (
+        "ex-onehead-copy",
+        {
+            "smallest_gap": lambda n_keys, eps: brentq(
+                lambda g: bounds.outside_weight(g, n_keys) - eps, 0, 200
+            )
+        },
+    )
     return routes
 
 
@@ -244,7 +254,8 @@ def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
     exec(cells[k], env)
     answers = {a: env[a] for a in q["spec"]["answer"]}
     check = grading.check_of(q["name"], q["spec"])
-    got = grading.judge_answers(check, answers, 1)
+    # judged on the notebook's names: a check may read the test bed besides the answer
+    got = grading.judge_answers(check, env, 1)
     assert got["score"] == q["spec"]["points"], got["log"]
     restore = grading.blocking(q["spec"]["builds"], q["name"])
     try:
@@ -258,6 +269,36 @@ def test_package_answer_cells_score_zero(stem, label, k, monkeypatch):
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     with pytest.raises(AssertionError, match=MESSAGE):
         public[f"{q['name']}_builds"](*answers.values())
+
+
+def test_outside_weight_is_named_where_it_is_blocked():
+    """The worst-case outside weight inverted by a root finder answers the copy and
+    average questions of one-head and cs224n-a5 in one line: the block message names
+    the function."""
+    label, found = _other_routes()["onehead-copy-outside-weight"]
+    q = _question("one-head", label)
+    got = grading.judge_answers(
+        grading.check_of(q["name"], q["spec"]),
+        {**_first_alternative("one-head", label), **found},
+    )
+    assert got["score"] == 0
+    assert "attnsig.bounds.outside_weight is not available" in got["hints"][0]
+    for stem, label in (
+        ("one-head", "ex-onehead-average"),
+        ("cs224n-a5", "ex-a5-copy"),
+    ):
+        module = importlib.import_module(
+            f"tests.grading_cases.{stem.replace('-', '_')}"
+        )
+        names_of, cells = module.PACKAGE[label]
+        q = _question(stem, label)
+        draw = load_variants(CHAPTERS[stem])[q["spec"]["variant"]]["draw"](1)
+        restore = grading.blocking(q["spec"]["builds"], q["name"])
+        try:
+            with pytest.raises(NotImplementedError, match="bounds.outside_weight is"):
+                exec(cells[0], names_of(draw))
+        finally:
+            restore()
 
 
 # --- A graded run in the sandbox: the answer cells and the checks' calls
@@ -508,7 +549,7 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     hints are dropped; each hint is one line of the student's feedback table, a `|` in
     it no column break, a message said once (not again inside a longer one), and hints
     ending in a full stop joined cleanly. "Your own numbers" only where the assignment
-    has variants."""
+    has variants, "the book's numbers" for variant 0."""
     said = f"attnsig.bounds.copy_gap is not available for question q: {MESSAGE}"
     again = f"gap_of raised NotImplementedError: {said}"  # the same, said once
     result = {
@@ -537,6 +578,12 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     assert "your own numbers (variant 7)" in text
     grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path, False)
     assert "own numbers" not in (tmp_path / "feedback" / "s.md").read_text()
+    # variant 0 (the roster's, or no roster) is said too; no seed, nothing
+    for seed, said in ((0, "Judged on the book's numbers (variant 0)."), ("", None)):
+        grading.write_feedback("s", result, {**row, "seed": seed}, {"q": 1, "p": 1},
+                               tmp_path)  # fmt: skip
+        text = (tmp_path / "feedback" / "s.md").read_text()
+        assert (said in text) if said else "Judged on" not in text, seed
 
 
 def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):

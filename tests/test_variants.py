@@ -14,6 +14,7 @@ machinery on a tiny fixture chapter (tests/fixtures/variants/).
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import io
 import json
@@ -210,7 +211,7 @@ def test_four_decimals_by_hand_on_every_draw():
     bool(ONLY) and "cs224n-a5" not in ONLY, reason="chapter not selected"
 )
 def test_copy_gap_to_three_decimals_on_every_draw():
-    """ex-a5-copy states no precision: the gap to three decimals, rounded or cut,
+    """ex-a5-copy asks for three decimals: the gap to three decimals, rounded or cut,
     keeps the point on every (n, eps) a student can draw, while each typical mistake
     loses it with a margin: moved halfway towards the right gap, it still loses."""
     import inspect
@@ -383,7 +384,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     # Bob's and Cy's seeds are fixed, so that their answers differ (Bob hands in Cy's
     # work below); Ann's is drawn.
     roster.write_text(
-        "id,name,email,variant\nann,Ann,ann@x.org,\nbob,Bob,,11\ncy,Cy,,12\n"
+        "id,name,email,variant\nann,Ann, Ann@X.org,\nbob,Bob,,11\ncy,Cy,,12\n"
     )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
@@ -414,7 +415,7 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     assert len(set(cells.values())) == 3
     with zipfile.ZipFile(out / "autograder.zip") as zf:
         carried = json.loads(zf.read("variants.json"))
-    assert carried == {**seeds, "ann@x.org": seeds["ann"]}
+    assert carried == {**seeds, "ann@x.org": seeds["ann"]}  # lower case, stripped
     # The handed-out zip (every check, every student's seed) is recorded, and hidden
     # from the notebooks while grading (a file covered like the roster).
     record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()
@@ -593,9 +594,126 @@ def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     assert bad["status"] == "invalid", bad
 
 
+def _export_zip(path: Path, notebook: bytes, name: str = "tiny.ipynb") -> None:
+    """A zip as otter's export cell makes it: the notebook, its log, its zip name."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(name, notebook)
+        zf.writestr(".OTTER_LOG", b"\x80\x04N.")
+        zf.writestr("__zip_filename__", path.name)
+
+
+def test_grade_takes_the_zip_of_the_export_cell(
+    tmp_path, tiny_builds, monkeypatch, capsys
+):
+    """A submission handed in as the zip the notebook's export cell makes is graded as
+    the notebook inside, to the same score, under the zip's name, by `grade`,
+    `rubric` and `merge`; a zip that is empty, holds two notebooks, is truncated, a
+    zip bomb or a zip-slip is `invalid` with the reason, and nothing is unpacked
+    beside it; a student with a notebook and a zip has several submissions."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    book = TINY.read_bytes()
+    (subs / "ann.ipynb").write_bytes(book)
+    _export_zip(subs / "bob_tiny_2026_11_27T08_07_54_232257.zip", book)
+    (subs / "fay.ipynb").write_bytes(book)
+    _export_zip(subs / "fay.zip", book)
+    with zipfile.ZipFile(subs / "cy.zip", "w"):
+        pass  # empty
+    with zipfile.ZipFile(subs / "dan_tiny.zip", "w") as zf:
+        zf.writestr("../dan_tiny.ipynb", book)  # unpacked, it would land beside subs
+    with zipfile.ZipFile(subs / "eve.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("tiny.ipynb", b" " * (grading.MAX_UNZIPPED + 1))  # a bomb: 100 kB
+    assert (subs / "eve.zip").stat().st_size < grading.MAX_UNZIPPED / 100
+    whole = (subs / "fay.zip").read_bytes()
+    (subs / "gus.zip").write_bytes(whole[: len(whole) // 2])  # a broken download
+    with zipfile.ZipFile(subs / "hal.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", book)
+        zf.writestr("copy/tiny.ipynb", book)
+        zf.writestr(".ipynb_checkpoints/tiny-checkpoint.ipynb", book)  # not counted
+    (subs / "notes.txt").write_text("not a submission")
+    roster = tmp_path / "roster.csv"
+    ids = ["ann", "bob", "cy", "dan", "eve", "fay", "gus", "hal"]
+    roster.write_text("id,name\n" + "".join(f"{i},{i.title()}\n" for i in ids))
+    command = ["grade", "tiny", str(subs), "--roster", str(roster), "--jobs", "1"]
+    assert grading.main(command) == 0
+    assert "graded 9 submissions" in capsys.readouterr().out
+    graded = subs / "graded"
+    table = {r["submission"]: r for r in csv.DictReader((graded / "scores.csv").open())}
+    bob = table.pop("bob_tiny_2026_11_27T08_07_54_232257.zip")
+    assert (
+        bob["status"] == "ok" and bob["total"] == table["ann.ipynb"]["total"] == "1.0"
+    )
+    log = (graded / "log" / "bob_tiny_2026_11_27T08_07_54_232257.log").read_text()
+    assert "graded tiny.ipynb from bob_tiny_2026_11_27T08_07_54_232257.zip" in log
+    for name in ("fay.ipynb", "fay.zip"):
+        assert table[name]["total"] == "1.0", name
+        assert (
+            "several submissions of fay (fay.ipynb, fay.zip)" in table[name]["reason"]
+        )
+    said = {
+        "cy.zip": "a zip with no notebook",
+        "dan_tiny.zip": "a zip with a path outside its folder ('../dan_tiny.ipynb')",
+        "eve.zip": "a zip whose notebook unpacks to more than 100 MB",
+        "gus.zip": "not a readable zip (BadZipFile",
+        "hal.zip": "a zip with 2 notebooks (tiny.ipynb, copy/tiny.ipynb)",
+    }
+    for name, reason in said.items():
+        row = table[name]
+        assert (row["status"], row["total"]) == ("invalid", "0.0"), name
+        assert row["reason"].startswith(reason), (name, row["reason"])
+        feedback = (graded / "feedback" / f"{Path(name).stem}.md").read_text()
+        assert reason in feedback
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    # `rubric` has a row per zip; `merge` counts bob's zip, and fay's two not at all.
+    assert grading.main(["rubric", "tiny", str(subs), "--no-pdf"]) == 0
+    sheet = grading.read_sheet(graded / "rubric" / "rubric-sheet.csv", False)
+    assert {r["submission"] for r in sheet[1:]} >= {
+        "bob_tiny_2026_11_27T08_07_54_232257",
+        "cy",
+    }
+    assert grading.main(["merge", "tiny", str(subs), "--roster", str(roster)]) == 0
+    grades = {r["id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
+    assert (grades["bob"]["points"], grades["bob"]["note"]) == ("1.0", "")
+    assert grades["fay"]["points"] == "0.0" and "several" in grades["fay"]["note"]
+    assert grades["cy"]["note"] == "invalid"
+    # Whatever else a zip raises when read is a reason too, not a crash of the batch.
+    odd = bytearray((subs / "fay.zip").read_bytes())
+    odd[8] = odd[odd.find(b"PK\x01\x02") + 10] = 99  # an unknown compression method
+    (tmp_path / "odd.zip").write_bytes(bytes(odd))
+    with pytest.raises(grading.NotASubmission, match="NotImplementedError"):
+        grading.notebook_of(tmp_path / "odd.zip")
+
+
+def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
+    """The cache key holds a digest of the judge's source (`JUDGE_SOURCES`): a result
+    is reused while it is unchanged and regraded once it changes."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "ann.ipynb").write_bytes(TINY.read_bytes())
+    zip_path = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    out = subs / "graded"
+    assert grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)[0]["total"] == 1
+    (cached,) = (out / "cache").iterdir()
+    result = json.loads(cached.read_text())
+    cached.write_text(json.dumps({**result, "reason": "from the cache"}))
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "from the cache"
+    judge = tmp_path / "judge.py"  # one more source file of the judge, then a fix
+    judge.write_text("x = 1\n")
+    sources = (*grading.JUDGE_SOURCES, judge)
+    monkeypatch.setattr(grading, "JUDGE_SOURCES", sources)
+    key = grading.digest(subs / "ann.ipynb", zip_path)
+    judge.write_text("x = 2\n")
+    assert grading.digest(subs / "ann.ipynb", zip_path) != key
+    again = grading.grade(zip_path, [subs / "ann.ipynb"], 1, out=out)
+    assert again[0]["reason"] == "" and again[0]["total"] == 1
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
-    on the book's numbers (seed 0), whatever `variant` the notebook defines."""
+    on the book's numbers (seed 0), whatever `variant` the notebook defines, and a
+    failed check says that it used them."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     with zipfile.ZipFile(tiny_builds / "tiny" / "autograder" / "autograder.zip") as zf:
@@ -605,6 +723,96 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
         test = ExceptionTestFile.from_string(source, "tiny_sum.py")
         test.run({"total": total, "variant": forged})
         assert test.passed_all == passed, total
+    said = "\n".join(r.message for r in test.test_case_results)
+    assert "judged on the book's numbers (variant 0): no roster seeds here" in said
+
+
+def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
+    """Under Gradescope the zip's check looks the student's id and email up in the
+    distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
+    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`. A student
+    whose id and email are not there is judged on the book's numbers, and a failed
+    check says so in its message (the student's and the instructor's view)."""
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email,variant\nS-7,Ann,Ann@X.org,11\n")
+    assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    with zipfile.ZipFile(tmp_path / "out" / "autograder.zip") as zf:
+        source = zf.read("tests/tiny_sum.py").decode()
+        (tmp_path / "variants.json").write_bytes(zf.read("variants.json"))
+    ann = sum(load_variants(TINY)["tiny"]["draw"](11)["x"])
+    real = {"/autograder/source/variants.json": tmp_path / "variants.json",
+            "/autograder/submission_metadata.json": tmp_path / "meta.json"}  # fmt: skip
+
+    def run(user: dict, total: int) -> tuple[bool, str]:
+        (tmp_path / "meta.json").write_text(json.dumps({"users": [user]}))
+        test = ExceptionTestFile.from_string(source, "tiny_sum.py")
+        for case in test.test_cases:  # the check's open() reads this test's files
+            case.body.test_func.__globals__["open"] = lambda p, *a, **k: open(
+                real.get(str(p), p), *a, **k
+            )
+        test.run({"total": total})
+        return test.passed_all, "\n".join(r.message for r in test.test_case_results)
+
+    for user in ({"email": "ann@x.org", "sid": None}, {"email": " ANN@x.org"},
+                 {"email": "other@x.org", "sid": "s-7"}):  # fmt: skip
+        assert run(user, ann)[0], user
+        assert not run(user, 6)[0], user  # the book's answer
+    stranger = {"email": "zed@x.org", "sid": "9"}
+    assert run(stranger, 6)[0]
+    passed, said = run(stranger, ann)
+    assert not passed
+    assert "(judged on the book's numbers (variant 0): the roster has no seed" in said
+
+
+def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,
+                                                        monkeypatch):  # fmt: skip
+    """`grade`, `rubric`, `merge` and `distribute` with a mistyped folder, roster or
+    chapter stop with one line (no traceback), before anything is built or written:
+    a folder that is not there is not created, an unknown chapter is named with the
+    assignments there are."""
+    monkeypatch.setattr(grading, "OUT", tiny_builds)
+    subs, missing = tmp_path / "subs", tmp_path / "none.csv"
+    subs.mkdir()
+    (tmp_path / "roster.csv").write_text("id,name\nann,Ann\n")
+    roster = ["--roster", str(tmp_path / "roster.csv")]
+    for command, said in (
+        (["grade", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["rubric", "tiny", str(tmp_path / "nope")], "no folder .*nope"),
+        (["merge", "tiny", str(tmp_path / "nope"), *roster], "no folder .*nope"),
+        (["grade", "nochapter", str(subs)], "no assignment 'nochapter': one of .*tour"),
+        (["rubric", "nochapter", str(subs)], "no assignment 'nochapter'"),
+        (["grade", "tiny", str(subs), "--roster", str(missing)], "none.csv: no such"),
+    ):
+        with pytest.raises(SystemExit, match=said):
+            grading.main(command)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv", "subs"]
+    assert not any(subs.iterdir())  # no graded/ either
+    rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "total": 0}]
+    grading.write_table(rows, subs / "graded" / "scores.csv")
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        grading.main(["merge", "tiny", str(subs), "--roster", str(missing)])
+    out = ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit, match="none.csv: no such file"):
+        assignments.main(["distribute", "tour", "--roster", str(missing), *out])
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_roster_saved_with_semicolons(tmp_path, tiny_builds):
+    """A roster a spreadsheet saved with `;` between cells (a comma in a name) is
+    read, and written back with its seeds in the same form."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id;name;email;variant\nann;Smith, Ann;ann@x.org;\nbo;Bo;;5\n")
+    students = assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
+    assert [(s["id"], s["name"]) for s in students] == [("ann", "Smith, Ann"),
+                                                         ("bo", "Bo")]  # fmt: skip
+    header, ann, bo = roster.read_text().splitlines()
+    assert header == "id;name;email;variant" and bo == "bo;Bo;;5"
+    assert ann.startswith("ann;Smith, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    subs = [tmp_path / "ann_hw.ipynb", tmp_path / "bo.ipynb"]
+    seeds = grading.roster_seeds(subs, roster)
+    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: 5}
 
 
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
@@ -630,6 +838,16 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     with pytest.raises(ValueError, match="row 'ann_v2', column 'q: proof \\(2\\)'"):
         grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                       tmp_path / "g.csv")  # fmt: skip
+    # A cell beyond the header's (a TA's note one column too far) is named, not a
+    # traceback; empty cells there (a trailing separator) are nothing.
+    sheet.write_text("submission,q: proof (2)\n(points),2,\nann_v2,1,see me\n")
+    with pytest.raises(ValueError, match="row 'ann_v2' has cells beyond.*see me"):
+        grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                      tmp_path / "g.csv")  # fmt: skip
+    sheet.write_text("submission,q: proof (2)\n(points),2,\nann_v2,1,\nbo,2,,\n")
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv")  # fmt: skip
+    assert {g["id"]: g["q"] for g in grades} == {"ann": 2.0, "bo": 3.0}
 
 
 @pytest.mark.parametrize(
@@ -749,6 +967,64 @@ def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):
         grading.main([*command, "--rubric", str(tmp_path / "s.csv")])
 
 
+def test_rubric_page_shows_the_answer_code(tmp_path):
+    """A written part's page shows the student's answer code cells (how the answer
+    was computed: the TA judges a package building block or a read-off there) above
+    the written text, but not a placeholder left as handed out nor the variant's data
+    cell; a notebook handed in as a zip is on the page too, a zip without one says
+    so."""
+    new, md = nbformat.v4.new_notebook, nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    locked = {"editable": False, "deletable": False}
+    statement = md("**Exercise 1** Compute `total`, the sum of `x`.", metadata=locked)
+    stub = "total = ...  # the sum of x"
+    handed = new(
+        cells=[
+            code("import numpy as np"),
+            statement,
+            code(stub, metadata={"tags": ["otter_answer_cell"]}),
+            code('grader.check("tiny_sum")', metadata=locked),
+            md("**Written part** (graded by hand): replace this text."),
+            md("## The end", metadata=locked),
+        ]
+    )
+    built = tmp_path / "built" / "tiny"
+    (built / "autograder").mkdir(parents=True)
+    (built / "autograder" / "rubric.md").write_text(
+        "# Grading by hand: tiny\n\n## tiny_sum: written part (the checks grade "
+        "the rest)\n\n- the sum, entry by entry (1)\n"
+    )
+    (built / "student").mkdir()
+    nbformat.write(handed, built / "student" / "tiny.ipynb")
+    ann = copy.deepcopy(handed)
+    data = [md("**Your numbers.** variant 7"), code("x = np.array([4, 5])")]
+    ann.cells[2:3] = [
+        *data,
+        code("total = 0\nfor v in x:  # my own loop\n    total += int(v)"),
+        code(stub, metadata={"tags": ["otter_answer_cell"]}),
+    ]
+    ann.cells[-2].source = "I added the entries one by one."
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(ann, subs / "ann.ipynb")
+    with zipfile.ZipFile(subs / "bob_tiny_2026.zip", "w") as zf:
+        zf.writestr("tiny.ipynb", nbformat.writes(ann))
+    nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
+    with zipfile.ZipFile(subs / "dan.zip", "w"):
+        pass  # no notebook in it
+    grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
+    page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
+    for stem in ("ann", "bob_tiny_2026"):
+        shown = page.split(f"<h2>{stem}</h2>")[1].split("</section>")[0]
+        assert "for v in x:  # my own loop" in shown, shown
+        assert shown.index("my own loop") < shown.index("one by one")
+        assert stub not in shown and "np.array([4, 5])" not in shown
+    cy = page.split("<h2>cy</h2>")[1].split("</section>")[0]
+    assert cy == "<p>(no answer)</p>", cy
+    dan = page.split("<h2>dan</h2>")[1].split("</section>")[0]
+    assert dan == "<p>(a zip with no notebook: hand in one notebook)</p>", dan
+
+
 def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsys):
     """`rubric` run again (late uploads) on a sheet Excel saved in Windows-1252, where
     one-head's `≈` became `?`, keeps the points under the item's own name; a column
@@ -791,7 +1067,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
 ):
     """`grade` without a roster says (and logs) that it grades on the book's numbers
     for a chapter with variants, and says nothing of numbers for one without; a
-    chapter not built stops with one line."""
+    chapter not built, or no chapter, stops with one line."""
     monkeypatch.setattr(grading, "OUT", tmp_path / "builds")
     plain = (
         "from otter.test_files import test_case\nname = 'plain_q'\npoints = 1\n"
@@ -820,5 +1096,7 @@ def test_no_roster_is_said_only_where_numbers_vary(
         log = (subs / "graded" / "log" / "ann.log").read_text()
         assert (grading.NO_ROSTER in out) == varied, out
         assert (grading.NO_ROSTER in log) == varied and ("seed" in log) == varied
-    with pytest.raises(SystemExit, match="run `python -m tools.assignments build x`"):
+    with pytest.raises(SystemExit, match="assignments build tour` first"):
+        grading.main(["grade", "tour", str(tmp_path)])  # a chapter not built
+    with pytest.raises(SystemExit, match="no assignment 'x': one of "):
         grading.main(["grade", "x", str(tmp_path)])

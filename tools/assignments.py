@@ -449,6 +449,7 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
     """
     if problems := variant_problems(path):
         raise ValueError(f"{path.name}: " + "; ".join(problems))
+    grading.read_roster(roster)  # a bad roster stops before a build
     built = builds / path.stem
     handout = built / "student" / f"{path.stem}.ipynb"
     made = handout.stat().st_mtime if handout.exists() else -1
@@ -464,7 +465,9 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(built / "student", dest)
         nbformat.write(personalise(handed, variants, seed), dest / f"{path.stem}.ipynb")
-        seeds.update({k: seed for k in (sid, student.get("email")) if k})
+        # lower case: the zip's checks match Gradescope's id and email ignoring case
+        keys = (sid, (student.get("email") or "").strip())
+        seeds.update({k.lower(): seed for k in keys if k})
     shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
     with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
         zf.writestr("variants.json", json.dumps(seeds, indent=1))
@@ -551,8 +554,8 @@ def main(argv: list[str]) -> int:
             parser.error(f"no chapter named {args.chapter!r}")
         try:
             students = distribute(path, args.roster, args.out)
-        except ValueError as exc:
-            parser.error(str(exc))
+        except ValueError as exc:  # a bad roster: one line, not a usage message
+            raise SystemExit(str(exc)) from None
         kept = f"seeds written to {args.roster} (keep it for grading)"
         print(f"{len(students)} student notebooks -> {args.out}; {kept}")
         return 0

@@ -63,7 +63,7 @@ import traceback
 import unicodedata
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
@@ -77,8 +77,11 @@ NOT_ANSWERED = "not answered yet"
 BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
-# Version of the grading procedure: part of the cache key.
-VERSION = "2"
+# Version of the grading procedure: part of the cache key, with the judge's own
+# source (`JUDGE_SOURCES`), so a fix to the judge or its runner regrades by itself.
+VERSION = "1"
+# The judge, its sandbox and kernel runner (all in this file), and what it imports.
+JUDGE_SOURCES = (Path(__file__).resolve(), ROOT / "tools" / "nbtools.py")
 # The statuses the notebook alone decides, kept in the cache; a `timeout` or `error`
 # (the machine's load, the --timeout given) is graded again on the next run.
 KEPT = ("ok", "invalid")
@@ -1083,8 +1086,17 @@ def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
 # --- The batch
 
 
-def digest(*paths: Path) -> str:
+def judge_digest() -> str:
+    """A digest of the grading procedure: `VERSION` and the judge's source files."""
     h = hashlib.sha256(VERSION.encode())
+    for p in JUDGE_SOURCES:
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()
+
+
+def digest(*paths: Path) -> str:
+    """The cache key of a submission: the files' bytes and the grading procedure."""
+    h = hashlib.sha256(judge_digest().encode())
     for p in paths:
         h.update(Path(p).read_bytes())
     return h.hexdigest()[:24]
@@ -1102,6 +1114,8 @@ def grade_one(
     )
     if hide is None:
         hide = hidden_dirs(submission.parent, autograder_zip.parent)
+    if submission.suffix == ".zip":  # otter's export: its notebook is graded
+        return grade_zip(autograder_zip, submission, timeout, hide, seed)
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     with (
         tempfile.TemporaryDirectory(prefix="attnsig-grade-") as scratch,
@@ -1148,6 +1162,92 @@ def grade_one(
         tail = stderr.strip().splitlines()[-1:] or ["no output"]
         return {**failed, "reason": f"the grader failed: {tail[0][:200]}"}
     result["log"].append(stderr[-20000:])
+    return result
+
+
+# --- Submissions handed in as the zip a notebook's export cell makes
+
+MAX_UNZIPPED = 100 * 2**20  # bytes: a notebook in a zip that unpacks larger is refused
+_IGNORED_IN_ZIPS = {".ipynb_checkpoints", "__MACOSX"}  # copies an editor or Finder made
+
+
+class NotASubmission(Exception):
+    """A submitted file that holds no notebook to grade; the message says why."""
+
+
+def submissions(folder: Path) -> list[Path]:
+    """The submissions in `folder`: its notebooks, and the zips of otter's export cell
+    (`<id>.zip`, `<id>_<anything>.zip`), sorted by name."""
+    return sorted([*Path(folder).glob("*.ipynb"), *Path(folder).glob("*.zip")])
+
+
+def notebook_of(submission: Path) -> tuple[str, bytes]:
+    """The name and bytes of the notebook a submission is: the file itself, or the
+    one `.ipynb` of a zip (otter's export also holds `.OTTER_LOG` and the like), read
+    in memory and never extracted. NotASubmission for a zip that cannot be read, holds
+    a path outside its own folder, no notebook or several, or one that unpacks to more
+    than `MAX_UNZIPPED` bytes."""
+    submission = Path(submission)
+    if submission.suffix != ".zip":
+        return submission.name, submission.read_bytes()
+    try:
+        with zipfile.ZipFile(submission) as zf:
+            infos = zf.infolist()
+            for info in infos:
+                parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+                if parts[:1] == ("/",) or ".." in parts or ":" in (parts or ("",))[0]:
+                    raise NotASubmission(
+                        f"a zip with a path outside its folder ({info.filename!r}):"
+                        " not read"
+                    )
+            found = [
+                i
+                for i in infos
+                if i.filename.endswith(".ipynb")
+                and not i.is_dir()
+                and not _IGNORED_IN_ZIPS & set(PurePosixPath(i.filename).parts)
+            ]
+            if len(found) != 1:
+                names = ", ".join(i.filename for i in found[:5])
+                said = f"{len(found)} notebooks ({names})" if found else "no notebook"
+                raise NotASubmission(f"a zip with {said}: hand in one notebook")
+            info, cap = found[0], f"{MAX_UNZIPPED / 2**20:g} MB"
+            too_big = f"a zip whose notebook unpacks to more than {cap}: not read"
+            if info.file_size > MAX_UNZIPPED:
+                raise NotASubmission(too_big)
+            with zf.open(info) as fh:  # read no further than the cap, whatever it says
+                data = fh.read(MAX_UNZIPPED + 1)
+            if len(data) > MAX_UNZIPPED:
+                raise NotASubmission(too_big)
+            return info.filename, data
+    except NotASubmission:
+        raise
+    except Exception as exc:  # a row for it, whatever it is: the batch goes on
+        # a truncated upload, a bad checksum, an encrypted or unknown compression
+        first = (str(exc).strip().splitlines() or [""])[0][:100]
+        said = f"not a readable zip ({type(exc).__name__}: {first})"
+        raise NotASubmission(said) from None
+
+
+def grade_zip(
+    autograder_zip: Path, submission: Path, timeout: float, hide: list[str], seed: int
+) -> dict:
+    """`grade_one` of the notebook in a zip (`notebook_of`), copied into a scratch
+    folder of its own; an `invalid` result, with the reason, for a zip without one."""
+    try:
+        name, data = notebook_of(submission)
+    except NotASubmission as exc:
+        return {
+            "status": "invalid",
+            "reason": str(exc),
+            "questions": {},
+            "log": [str(exc)],
+        }
+    with tempfile.TemporaryDirectory(prefix="attnsig-unzipped-") as scratch:
+        notebook = Path(scratch) / "submission.ipynb"
+        notebook.write_bytes(data)
+        result = grade_one(autograder_zip, notebook, timeout, hide, seed)
+    result["log"].insert(0, f"graded {name} from {Path(submission).name}")
     return result
 
 
@@ -1270,8 +1370,8 @@ def changed_data(submission: Path, handed: list, seed: int) -> str:
     points and may flag a borrowed notebook. Whitespace is not compared."""
     import nbformat
 
-    try:
-        nb = nbformat.read(submission, as_version=4)
+    try:  # a zip of otter's export: its notebook
+        nb = nbformat.reads(notebook_of(submission)[1].decode(), as_version=4)
     except Exception:
         return ""
     have = {re.sub(r"\s+", "", c.source) for c in nb.cells if c.cell_type == "code"}
@@ -1293,10 +1393,10 @@ def write_table(rows: list[dict], path: Path) -> None:
     write_csv(rows, path, [*first, *rest, "reason"])
 
 
-def write_csv(rows: list[dict], path: Path, fields: list[str]) -> None:
+def write_csv(rows: list[dict], path: Path, fields: list[str], sep: str = ",") -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with Path(path).open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer = csv.DictWriter(fh, fieldnames=fields, delimiter=sep)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -1306,8 +1406,10 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
     the assignment has variants (else the seed is not the student's own numbers)."""
     points = f"{row['total']:g} of {row['possible']:g} points"
     lines = [f"# Feedback: {stem}", "", f"Checked automatically: {points}."]
-    if row.get("seed") and varied and result["status"] == "ok":
-        lines[-1] += f" Judged on your own numbers (variant {row['seed']})."
+    seed = str(row.get("seed", ""))  # "" where no seed applies; "0" the book's
+    if seed and varied and result["status"] == "ok":
+        numbers = "the book's numbers" if seed == "0" else "your own numbers"
+        lines[-1] += f" Judged on {numbers} (variant {seed})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
     if result.get("note"):
@@ -1393,14 +1495,25 @@ def rubric_questions(rubric_md: str) -> list[dict]:
 
 def answers(nb, handed_out) -> dict[str, list]:
     """Per rubric anchor, the cells a student wrote: a manual question's cells after
-    its prompt (the k-th `BEGIN QUESTION`), a written part's after its check cell;
-    up to the next cell of the handed-out notebook that is not an answer stub."""
+    its prompt (the k-th `BEGIN QUESTION`), up to the next cell of the handed-out
+    notebook that is not an answer stub; an auto-checked question's written part, its
+    answer code cells (`answer_cells`: the TA reads how it was computed) and the cells
+    after its check cell, up to the same."""
     book = {
         c.source
         for c in handed_out.cells
         if "otter_answer_cell" not in c.metadata.get("tags", [])
         and not c.source.startswith("**Written part**")
     }
+    checked = re.findall(
+        r'^\s*grader\.check\("(\w+)"\)',
+        "\n".join(c.source for c in nb.cells if c.cell_type == "code"),
+        re.M,
+    )
+    code = answer_cells(nb.cells, set(checked))
+    for j, c in enumerate(nb.cells[:-1]):  # a variant's data cell (`distribute`'s)
+        if c.cell_type == "markdown" and c.source.startswith("**Your numbers.**"):
+            code.pop(j + 1, None)
     spans, manual = {}, 0
     for i, cell in enumerate(nb.cells):
         anchor = None
@@ -1410,7 +1523,7 @@ def answers(nb, handed_out) -> dict[str, list]:
             anchor = m.group(1)
         if anchor is None:
             continue
-        span = []
+        span = [nb.cells[j] for j in sorted(code) if code[j] == anchor]
         for c in nb.cells[i + 1 :]:
             if c.source in book or c.metadata.get("editable") is False:
                 break
@@ -1429,10 +1542,13 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     qs = rubric_questions((built / "autograder" / "rubric.md").read_text())
     handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
     stubs = {c.source for c in handed.cells}
-    subs, spans = sorted(folder.glob("*.ipynb")), {}
+    subs, spans = submissions(folder), {}
     for sub in subs:
         try:
-            spans[sub.stem] = answers(nbformat.read(sub, as_version=4), handed)
+            text = notebook_of(sub)[1].decode()
+            spans[sub.stem] = answers(nbformat.reads(text, as_version=4), handed)
+        except NotASubmission as exc:
+            spans[sub.stem] = str(exc)
         except Exception:
             spans[sub.stem] = None
     out.mkdir(parents=True, exist_ok=True)
@@ -1440,6 +1556,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     style = (
         "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
         "pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}"
+        "pre.code{border-left:3px solid #69c}"
         "section{break-inside:avoid;border-top:1px solid #999}</style>"
     )
     for q in qs:
@@ -1448,7 +1565,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
         body = [f"<h1>{chapter}: {q['name']}</h1><ul>"]
         body += [f"<li>{html.escape(item)}</li>" for item, _ in q["items"]] + ["</ul>"]
         for stem, found in spans.items():
-            cells = (found or {}).get(anchor) or ()
+            cells = found.get(anchor, ()) if isinstance(found, dict) else ()
             shown = "".join(
                 f"<pre class='{c.cell_type}'>{html.escape(c.source)}</pre>"
                 for c in cells
@@ -1457,6 +1574,8 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
             shown = shown or "<p>(no answer)</p>"
             if found is None:
                 shown = "<p>(the notebook cannot be read)</p>"
+            elif isinstance(found, str):  # a zip without one notebook
+                shown = f"<p>({html.escape(found)})</p>"
             body.append(f"<section><h2>{html.escape(stem)}</h2>{shown}</section>")
         page = out / f"{q['name']}.html"
         page.write_text(f"<!doctype html><meta charset=utf-8>{style}{''.join(body)}")
@@ -1519,7 +1638,7 @@ def to_pdf(pages: list[Path]) -> bool:
 
 
 def _stem(submission: str) -> str:
-    return submission.removesuffix(".ipynb")
+    return re.sub(r"\.(ipynb|zip)$", "", submission)
 
 
 _NOTED: set[str] = set()  # the files said to be Windows-1252
@@ -1529,7 +1648,9 @@ def read_csv_text(path: Path) -> str:
     """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
     as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
     plain "CSV" on Windows (said in one line, once a file); neither raises a
-    ValueError."""
+    ValueError, and so does a path that is not a file."""
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
     data = Path(path).read_bytes()
     try:
         return data.decode("utf-8-sig")
@@ -1558,6 +1679,10 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
     for r in rows if numbers else ():  # the items' points (first row) too
+        extra = [c for c in r.pop(None, None) or () if c.strip()]  # beyond the header
+        if extra:
+            where = f"{path}: row {r['submission']!r}"
+            raise ValueError(f"{where} has cells beyond the header's: {extra}")
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
                 r[col] = r[col] if col == "submission" else 0.0
@@ -1652,11 +1777,21 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 # --- The roster: a CSV `id,name[,email][,variant]`, one row per student
 
 
+def roster_separator(path: Path) -> str:
+    """The roster's cell separator: `;` where its header line splits into cells with
+    `id` among them at `;` (as a spreadsheet saves CSV where the decimal mark is a
+    comma), else `,`."""
+    first = read_csv_text(path).partition("\n")[0]
+    return ";" if "id" in {c.strip().strip('"') for c in first.split(";")} else ","
+
+
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns), ids required, and each one
     usable as a file name (`distribute` makes a folder per id): not `.` or `..`,
     without `/` or `\\`; a ValueError names the rows that break this."""
     rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
+    if (sep := roster_separator(path)) != ",":  # a spreadsheet's `;`: read it so
+        rows = list(csv.DictReader(io.StringIO(read_csv_text(path)), delimiter=sep))
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
@@ -1688,7 +1823,7 @@ def assign_seeds(path: Path) -> list[dict]:
             taken.add(seed)
             r["variant"] = str(seed)
     fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
-    write_csv(rows, path, fields)
+    write_csv(rows, path, fields, roster_separator(path))
     return rows
 
 
@@ -1750,6 +1885,26 @@ def roster_seeds(subs: list[Path], roster: Path) -> dict[Path, int | None]:
 # --- Command line
 
 
+def check_arguments(args) -> None:
+    """One line (SystemExit) for a folder or an assignment that is not there, before
+    `grade`, `rubric` or `merge` reads or writes anything: a mistyped folder is not
+    created, an unknown chapter is named with the ones that have checks."""
+    from tools.book import chapter_notebooks
+    from tools.questions import checks_path
+
+    if not args.folder.is_dir():
+        raise SystemExit(f"no folder {args.folder} (the submitted notebooks)")
+    zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
+    if args.command == "merge" or zip_path.exists():  # merge reads graded/ alone
+        return
+    known = sorted(p.stem for p in chapter_notebooks() if checks_path(p).exists())
+    if args.chapter not in known:
+        said = f"no assignment {args.chapter!r}: one of {', '.join(known)}"
+        raise SystemExit(said)
+    build = f"python -m tools.assignments build {args.chapter}"
+    raise SystemExit(f"no {zip_path}: run `{build}` first")
+
+
 def add_commands(sub) -> None:
     """The `grade`, `rubric` and `merge` commands (of `python -m tools.assignments`)."""
     g, r, m = (
@@ -1762,7 +1917,7 @@ def add_commands(sub) -> None:
     )
     for p in (g, r, m):
         p.add_argument("chapter", help="the assignment, e.g. scaled-dot-product")
-        p.add_argument("folder", type=Path, help="the submitted notebooks (*.ipynb)")
+        p.add_argument("folder", type=Path, help="the submitted *.ipynb (or *.zip)")
     per = "seconds per notebook (default %(default)g)"
     g.add_argument("--timeout", type=float, default=TIMEOUT, help=per)
     g.add_argument("--jobs", type=int, default=0, help="at a time (0: every core)")
@@ -1806,11 +1961,12 @@ def say_not_read(folder: Path) -> None:
 
 
 def run_command(args) -> int:
+    check_arguments(args)
     graded = args.folder / "graded"
     if args.command in ("grade", "rubric"):
         say_not_read(args.folder)
     if args.command == "grade":
-        subs = sorted(p.resolve() for p in args.folder.glob("*.ipynb"))
+        subs = [p.resolve() for p in submissions(args.folder)]
         seeds = roster_seeds(subs, args.roster) if args.roster else None
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
         if not zip_path.exists():

@@ -259,7 +259,7 @@ def context_for(notebook_path: Path, root: Path = ROOT) -> Context:
 # A code span (left alone) or a role. A code span does not cross a blank line.
 _INLINE = re.compile(
     r"(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])*?(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<space>[ \t]*)\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
+    r"|(?P<space>[ \t]*(?:\n[ \t]*)?)\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]*)`"
 )
 _EXPLICIT = re.compile(r"^(?P<text>[\s\S]*?)\s*<(?P<target>[^<>]+)>$")
 _ADMONITION_TITLES = {"seealso": "See also"} | {

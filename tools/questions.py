@@ -166,25 +166,32 @@ def mistake_cell(function) -> str:
 # How a hidden check taking `variant` finds the student's seed, in otter's test file:
 # the judge (tools/grading.py) sets ATTNSIG_SEED in the file's globals; under Gradescope
 # the student's id or email (submission_metadata.json) is looked up in variants.json,
-# which `distribute` adds to the autograder zip; else the book's numbers, said aloud.
+# which `distribute` adds to the autograder zip, case ignored as `grade` ignores it in
+# ids; else the book's numbers, with a note that a failed check adds to its message.
 SEED_SOURCE = """
 def _attnsig_seed():
     import json
     import sys
 
     if globals().get("ATTNSIG_SEED") is not None:
-        return globals()["ATTNSIG_SEED"]
+        return globals()["ATTNSIG_SEED"], ""
+    book = "judged on the book's numbers (variant 0): "
     try:
         with open("/autograder/submission_metadata.json") as f:
             users = json.load(f)["users"]
         with open("/autograder/source/variants.json") as f:
-            seeds = json.load(f)
-        keys = [u.get(k) for u in users for k in ("sid", "email")]
-        return next(seeds[k] for k in keys if k in seeds)
+            seeds = {str(k).strip().lower(): v for k, v in json.load(f).items()}
+        keys = [str(u.get(k) or "").strip().lower() for u in users
+                for k in ("sid", "email")]
     except Exception:
-        print("variant: no roster seed for this submission, graded on the book's "
-              "numbers (seed 0)", file=sys.stderr)
-        return 0
+        note = book + "no roster seeds here (not Gradescope, or no variants.json)"
+    else:
+        found = [seeds[k] for k in keys if k in seeds]
+        if found:
+            return int(found[0]), ""
+        note = book + "the roster has no seed for this student's id or email"
+    print("variant: " + note, file=sys.stderr)
+    return 0, note
 """
 
 
@@ -199,7 +206,16 @@ def variant_check(function, draw) -> str:
     lines = [f"def {name}({', '.join(params)}):"]
     lines += [f"    {doc!r}"] if doc else []
     lines += [textwrap.indent(src, "    ") for src in inner]
-    lines.append(f"    return {name}({args}variant={draw.__name__}(_attnsig_seed()))")
+    # A check that fails on the book's numbers in place of the student's says so.
+    lines += [
+        "    _seed, _note = _attnsig_seed()",
+        "    try:",
+        f"        return {name}({args}variant={draw.__name__}(_seed))",
+        "    except AssertionError as _exc:",
+        "        if not _note:",
+        "            raise",
+        "        raise AssertionError(f'{_exc} ({_note})'.lstrip()) from None",
+    ]
     return "\n".join(lines) + "\n"
 
 

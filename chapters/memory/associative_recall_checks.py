@@ -402,12 +402,13 @@ QUESTIONS["ex-recall-scale"] = {
 
 
 def recall_pairs_form(ideal_scale, soft_scales):
-    # The n asked for are the student's (asked_pairs); the hidden check compares the
-    # keys with them, since a public check cannot know the student's variant.
+    # The n asked for are the student's (asked_pairs); the hidden check looks each up
+    # among the keys (more keys are fine), since a public check cannot know the
+    # student's variant.
     assert callable(ideal_scale), "define ideal_scale as a function of n"
     float(ideal_scale(3))  # a number
     assert isinstance(soft_scales, dict) and soft_scales, (
-        "soft_scales: a dict n -> beta*(n), one key for each n of asked_pairs"
+        "soft_scales: a dict n -> beta*(n), with a key for each n of asked_pairs"
     )
     assert all(int(n) == n and 2 <= n <= 26 for n in soft_scales), (
         "soft_scales: its keys are numbers of pairs n"
@@ -440,7 +441,9 @@ def recall_pairs_soft(soft_scales, variant):
         right = b * (e * (e + 1) + n - 1) / ((e + 2 * n - 1) * z)
         return right > math.log(max(2.0, sum(math.exp(s) for s in wrong)))
 
-    assert set(soft_scales) == set(variant["ns"]), "one scale for each n asked"
+    # A scale for more n than asked (a loop over a range of n) is no mistake: only the
+    # n asked are judged, as the public check accepts any n of 2, ..., 26.
+    assert set(variant["ns"]) <= set(soft_scales), "one scale for each n asked"
     for n in variant["ns"]:
         # The last switch: a coarse grid, then bisection (about 30 evaluations).
         low = max(g / 8 for g in range(8 * 12) if not recalled(g / 8, n))

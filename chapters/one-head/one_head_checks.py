@@ -79,6 +79,7 @@ QUESTIONS["ex-onehead-copy"] = {
         "attnsig.bounds.subset_gap",
         "attnsig.constructions.copy_query_by_gap",  # its query's norm is the gap
         "attnsig.bounds.min_scale_along",  # along k_j with threshold 1 - eps: the gap
+        "attnsig.bounds.outside_weight",  # the worst case: a root finder inverts it
     ],
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
@@ -347,6 +348,7 @@ QUESTIONS["ex-onehead-average"] = {
         "attnsig.bounds.min_scale_along",  # along k_a + k_b: the scale of q_eps
         # with n - 1 keys, 2 eps / (1 - eps) for its eps and c = 1: the scale of q_eps
         "attnsig.bounds.head_scale_needed",
+        "attnsig.bounds.outside_weight",  # with m = 2, inverted by a root finder
     ],
     "builds_in_cells": True,
     "describe": (

@@ -175,6 +175,22 @@ def pairs_from_the_package_and_numpy(variant=None):
     return {"ideal_scale": ideal_scale, "soft_scales": soft_scales}
 
 
+def pairs_for_every_n_up_to_the_largest(variant=None):
+    """beta*(n) for every n from 2 to the largest asked (a loop over a range, as the
+    chapter's own), more keys than asked: the extra ones are not judged."""
+    from attnsig import recall
+
+    found = pairs_by_hand_and_bisection(variant)
+    asked = _variant("recall-pairs", variant)["ns"]
+    for n in range(2, max(asked) + 1):
+        if n not in found["soft_scales"]:
+            model, hardest = recall.build_transformer(n), recall.hardest_tokens(n)
+            found["soft_scales"][n] = _bisect(
+                lambda g, m=model, h=hardest: recall.margins(m, h, g).min() > 0
+            )
+    return found
+
+
 def malformed_by_hand(variant=None):
     """The limit: the last query matches itself and each stored copy of its key,
     weight 1/(r + 1) each; the '?' position carries value 0."""
@@ -216,6 +232,10 @@ ALTERNATIVES = {
         scale_by_bisection_on_exact_accuracy,
         scale_by_margins_of_the_classes,
     ],
-    "ex-recall-pairs": [pairs_by_hand_and_bisection, pairs_from_the_package_and_numpy],
+    "ex-recall-pairs": [
+        pairs_by_hand_and_bisection,
+        pairs_from_the_package_and_numpy,
+        pairs_for_every_n_up_to_the_largest,
+    ],
     "ex-recall-malformed": [malformed_by_hand, malformed_at_a_large_scale],
 }

@@ -142,6 +142,20 @@ def two_heads_longer_as_lists(variant):
     return {**bed, "q_two": [list(60 * means[bed["ia"]]), list(60 * means[bed["ib"]])]}
 
 
+def _pushing_heads(bed):
+    """The review's other heads: head 1 scores key a scale_beta and pushes the three
+    others down by as much, head 2 is the book's; both copy their value."""
+    import numpy as np
+
+    means, beta, ia, ib = bed["means"], bed["scale_beta"], bed["ia"], bed["ib"]
+    return np.stack([beta * (2 * means[ia] - means.sum(axis=0)), beta * means[ib]])
+
+
+def two_heads_pushing_the_others_down(variant):
+    bed = _bed(variant)
+    return {**bed, "q_two": _pushing_heads(bed)}
+
+
 def identity_by_running_attention(variant):
     """Identity weights at the frame's scale: y_2 computed, can_reach from the
     argument that a convex combination of the rows reaches u_b only with weight on
@@ -243,7 +257,26 @@ def two_heads_by_the_reduced_model(variant):
     gamma = np.random.default_rng(8).normal(1.0, math.sqrt(0.5), size=5000)
     e = np.exp(bed["scale_beta"] * gamma)
     c1 = (e[:, None] * v_a + v_b) / (e + 3)[:, None]
-    return {**bed, "c_two": ((c1 + v_b) / 2).tolist()}
+    q_two = np.stack(
+        [bed["scale_beta"] * bed["means"][i] for i in (bed["ia"], bed["ib"])]
+    )
+    return {**bed, "q_two": q_two, "c_two": ((c1 + v_b) / 2).tolist()}
+
+
+def two_heads_noisy_with_pushing_heads(variant):
+    """The review's other heads (head 1 pushes the other keys down, so it barely
+    leaks weight), simulated as the statement asks: 2000 draws of the keys with
+    Sigma_a = nu I + mu_a mu_a^T / 2 and Sigma_i = nu I."""
+    import numpy as np
+
+    bed = _bed(variant)
+    means, nu, ia = bed["means"], bed["nu_small"], bed["ia"]
+    rng = np.random.default_rng(11)
+    keys = means + math.sqrt(nu) * rng.normal(size=(2000, 4, 4))
+    keys[:, ia] += math.sqrt(0.5) * rng.normal(size=(2000, 1)) * means[ia]
+    q_two = _pushing_heads(bed)
+    outs = [_softmax_rows(keys @ q) @ bed["vals"] for q in q_two]
+    return {**bed, "q_two": q_two, "c_two": (outs[0] + outs[1]) / 2}
 
 
 ALTERNATIVES = {
@@ -259,13 +292,18 @@ ALTERNATIVES = {
         average_by_complement,
     ],
     "ex-a5-noisy-small": [noisy_small_by_hand, noisy_small_by_least_squares],
-    "ex-a5-two-heads": [two_heads_by_hand, two_heads_longer_as_lists],
+    "ex-a5-two-heads": [
+        two_heads_by_hand,
+        two_heads_longer_as_lists,
+        two_heads_pushing_the_others_down,
+    ],
     "ex-a5-kqv-identity": [identity_by_running_attention, identity_by_hand],
     "ex-a5-kqv-design": [design_as_in_the_answer, design_with_sharper_keys],
     "ex-a5-noisy-large": [one_head_by_simulating_keys, one_head_by_the_reduced_model],
     "ex-a5-two-heads-noisy": [
         two_heads_by_simulating_keys,
         two_heads_by_the_reduced_model,
+        two_heads_noisy_with_pushing_heads,
     ],
 }
 
@@ -288,3 +326,27 @@ def one_head_unit_variance(variant):
 
 
 MISTAKES = {"ex-a5-noisy-large": [one_head_sigma_2_as_sd, one_head_unit_variance]}
+
+
+def _notebook_names(variant):
+    """The notebook's names an answer cell of ex-a5-copy may read: the student's n and
+    eps, the package's bounds and SciPy's root finder."""
+    from scipy.optimize import brentq
+
+    from attnsig import bounds
+
+    return {**variant, "bounds": bounds, "brentq": brentq}
+
+
+# Answer cells that call the package where the question asks to build it: unblocked
+# they earn full marks, in the graded run they score 0 (tests/test_builds.py). The
+# outside weight is the worst case the question derives; a root finder inverts it.
+PACKAGE = {
+    "ex-a5-copy": (
+        _notebook_names,
+        [
+            "copy_gap = brentq("
+            "lambda g: bounds.outside_weight(g, n_copy) - eps_copy, 0, 60)",
+        ],
+    )
+}

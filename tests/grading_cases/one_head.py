@@ -308,3 +308,28 @@ MISTAKES = {
         robust_one_noisy_key,
     ],
 }
+
+
+def _notebook_names(variant):
+    """The notebook's names an answer cell of ex-onehead-average may read: the test
+    bed, the package's bounds and SciPy's root finder."""
+    from scipy.optimize import brentq
+
+    from attnsig import bounds
+
+    return {**_bed(variant), "bounds": bounds, "brentq": brentq}
+
+
+# Answer cells that call the package where the question asks to build it: unblocked
+# they earn full marks, in the graded run they score 0 (tests/test_builds.py). The
+# outside weight with m = 2 is the worst case the question derives; a root finder
+# turns it into the scale.
+PACKAGE = {
+    "ex-onehead-average": (
+        _notebook_names,
+        [
+            "q_eps = brentq(lambda g: bounds.outside_weight(g, n, 2) - eps, 0, 60)"
+            " * (means[a] + means[b])",
+        ],
+    )
+}
