@@ -1979,9 +1979,11 @@ def run_command(args) -> int:
             private += tuple(map(Path, handed.read_text().split("\n")[:-1]))
         handed = None
         if seeds is not None and has_variants(zip_path):
-            from tools.assignments import chapters
+            from tools.book import chapter_notebooks
 
-            path = next((p for p in chapters() if p.stem == args.chapter), None)
+            path = next(
+                (p for p in chapter_notebooks(ROOT) if p.stem == args.chapter), None
+            )
             handed = handed_cells(path) if path else None
         rows = grade(
             zip_path,
