@@ -568,6 +568,25 @@ def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     assert "yyyy" in log and len(log) < 200_000, len(log)
 
 
+def test_the_instructors_environment_stays_out(tmp_path, tiny_builds, monkeypatch):
+    """The notebook runs without the instructor's environment variables (a token in
+    the shell): what a cell raises reaches the log and the student's feedback."""
+    monkeypatch.setenv("ATTNSIG_TEST_SECRET", "tok-4711")
+    monkeypatch.setenv("SOME_API_KEY", "key-0815")
+    nb = nbformat.read(TINY, as_version=4)
+    leak = "import os\nraise RuntimeError('ENV=' + ' '.join(os.environ.get(k, '-')"
+    leak += " for k in ('ATTNSIG_TEST_SECRET', 'SOME_API_KEY')))"
+    nb.cells.insert(2, nbformat.v4.new_code_cell(leak))
+    nbformat.write(nb, tmp_path / "ann.ipynb")
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    (row,) = grading.grade(zipped, [tmp_path / "ann.ipynb"], jobs=1,
+                           out=tmp_path / "graded")  # fmt: skip
+    said = (tmp_path / "graded" / "log" / "ann.log").read_text()
+    said += (tmp_path / "graded" / "feedback" / "ann.md").read_text()
+    assert "ENV=- -" in said, said[-2000:]  # the cell ran, and found neither
+    assert "tok-4711" not in said and "key-0815" not in said
+
+
 def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
     a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell

@@ -295,8 +295,18 @@ def hidden_dirs(*extra: Path) -> list[str]:
     return [p for p in paths if not any(p.startswith(q + os.sep) for q in paths)]
 
 
+# What the notebook's environment keeps of the instructor's: where Python, its packages
+# and the locale are, nothing else. A notebook can read its environment and raise it
+# in an error message, which reaches the student's own feedback: tokens, keys and
+# paths of the instructor's shell must not be there to read.
+KEPT_ENV = re.compile(
+    r"PATH|PYTHON\w*|VIRTUAL_ENV|CONDA_PREFIX|CONDA_DEFAULT_ENV|LANG|LANGUAGE|LC_\w+"
+    r"|TZ|TERM|OPENBLAS_CORETYPE|JUPYTER_PATH|JUPYTER_DATA_DIR|JUPYTER_CONFIG_DIR"
+)
+
+
 def sandbox_env(scratch: str) -> dict[str, str]:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if KEPT_ENV.fullmatch(k)}
     for key in ("HOME", "TMPDIR", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
         env[key] = scratch
     # numba would compile afresh in every sandbox (its cache is out of reach, and a
