@@ -587,6 +587,23 @@ def test_the_instructors_environment_stays_out(tmp_path, tiny_builds, monkeypatc
     assert "tok-4711" not in said and "key-0815" not in said
 
 
+def test_a_kernel_that_dies_in_the_checks_is_an_error(tmp_path, tiny_builds):
+    """A kernel that stops while the checks ask for the answers (here the answer's
+    own pickling ends the process; on a busy machine the kernel may be killed for
+    memory) makes the row an `error`, which the next run grades again."""
+    nb = nbformat.read(TINY, as_version=4)
+    dies = "import os\nclass Total:\n    def __reduce_ex__(self, protocol):\n"
+    dies += "        os._exit(1)\ntotal = Total()"
+    nb.cells.append(nbformat.v4.new_code_cell(dies))
+    nbformat.write(nb, tmp_path / "ann.ipynb")
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    (row,) = grading.grade(zipped, [tmp_path / "ann.ipynb"], jobs=1,
+                           out=tmp_path / "graded")  # fmt: skip
+    assert row["status"] == "error", row
+    assert "kernel stopped while the checks ran (asked for total)" in row["reason"]
+    assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
+
+
 def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
     a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell

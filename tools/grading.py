@@ -498,7 +498,7 @@ class Session:
     """The judge's end of a running submission."""
 
     def __init__(self, proc: subprocess.Popen):
-        self.proc, self.values = proc, {}
+        self.proc, self.values, self.dead = proc, {}, ""
         self.builds = {}  # answer name -> (package functions blocked, question)
 
     def ask(self, op: str, name: str, payload=""):
@@ -514,6 +514,7 @@ class Session:
         except OSError:
             line = ""
         if not line:
+            self.dead = self.dead or name
             raise StudentError("the kernel stopped while the checks ran")
         try:
             return read_reply(base64.b64decode(json.loads(line)["reply"]))
@@ -951,6 +952,9 @@ def judge(
             print(f"[grading] checking {name}", file=sys.stderr, flush=True)
             judge_question(check, session, scores[name], log, seed)
         note_builds(result)
+        if session.dead:  # the machine (out of memory?) may have killed it: not cached
+            said = f"the kernel stopped while the checks ran (asked for {session.dead})"
+            result.update(status="error", reason=said)
     finally:
         proc.kill()
         proc.wait()
