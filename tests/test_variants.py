@@ -746,6 +746,24 @@ def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):
     assert again[0]["reason"] == "" and again[0]["total"] == 1
 
 
+def test_a_fix_to_the_package_regrades(tmp_path, monkeypatch):
+    """The cache key covers the package the student's kernel imports: a change to one
+    of its modules changes every submission's key."""
+    import attnsig
+
+    package = tmp_path / "attnsig"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "heads.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(attnsig, "__file__", str(package / "__init__.py"))
+    sub = tmp_path / "ann.ipynb"
+    sub.write_bytes(TINY.read_bytes())
+    key = grading.digest(sub)
+    assert grading.digest(sub) == key
+    (package / "sub" / "heads.py").write_text("def f():\n    return 2\n")
+    assert grading.digest(sub) != key
+
+
 def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
     """Under `otter run` (the zip, outside Gradescope) a check taking `variant` grades
     on the book's numbers (seed 0), whatever `variant` the notebook defines, and a

@@ -1101,9 +1101,14 @@ def judge_answers(check: dict, answers: dict, seed: int = 0) -> dict:
 
 
 def judge_digest() -> str:
-    """A digest of the grading procedure: `VERSION` and the judge's source files."""
+    """A digest of the grading procedure: `VERSION`, the judge's source files and the
+    package the student's kernel imports (a fix to a function students call regrades
+    too)."""
+    import attnsig
+
     h = hashlib.sha256(VERSION.encode())
-    for p in JUDGE_SOURCES:
+    package = sorted(Path(attnsig.__file__).resolve().parent.rglob("*.py"))
+    for p in [*JUDGE_SOURCES, *package]:
         h.update(Path(p).read_bytes())
     return h.hexdigest()
 
