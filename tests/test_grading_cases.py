@@ -293,6 +293,23 @@ def test_every_question_has_cases():
 
 
 @pytest.mark.parametrize(("stem", "label"), AUTO, ids=[f"{s}:{q}" for s, q in AUTO])
+def test_alternatives_pass_the_public_checks(stem, label):
+    """Every right answer by another method passes its question's public checks too:
+    on Gradescope (`otter run`) they are scored cases, so a form check that refuses
+    a valid type (a torch tensor, say) would cost the question there alone."""
+    public = load_checks(CHAPTERS[stem])[label].get("public", [])
+    key = load_checks(CHAPTERS[stem])[label].get("variant")
+    draw = load_variants(CHAPTERS[stem])[key]["draw"] if key else None
+    for make in _alternatives(stem, label):
+        takes = "variant" in inspect.signature(make).parameters
+        found = make(variant=draw(0)) if takes else make()
+        for form in public:
+            args = inspect.signature(form).parameters
+            if set(args) <= set(found):  # a form check of these answers
+                form(**{a: found[a] for a in args})
+
+
+@pytest.mark.parametrize(("stem", "label"), AUTO, ids=[f"{s}:{q}" for s, q in AUTO])
 def test_alternatives_full_marks_mistakes_lose(stem, label):
     alternatives = _alternatives(stem, label)
     check = _check(stem, label)

@@ -375,6 +375,7 @@ VARIANTS["tr-dropout"] = {
 def tr_dropout_form(row, dropped, sums_to_one):
     import numpy as np
 
+    row = np.asarray(row, dtype=float)  # a torch tensor's sum takes no axis
     # float32 weights (torch's default) sum to 1 within about 1e-7
     assert np.ndim(row) == 1 and abs(np.sum(row) - 1) < 1e-6, "row: one row of weights"
     assert np.ndim(dropped) == 2 and np.shape(dropped)[1] == len(row), (

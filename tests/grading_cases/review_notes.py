@@ -137,6 +137,16 @@ def dropout_with_torch(variant):
     return {"row": row, "dropped": dropped.numpy(), "sums_to_one": bool(0)}
 
 
+def dropout_as_torch_tensors(variant):
+    """The answers left as torch tensors (float64), as a torch user hands them in:
+    the public check (scored on Gradescope) reads them too."""
+    found = dropout_with_torch(variant)
+    import torch
+
+    return {**found, "row": torch.as_tensor(found["row"]),
+            "dropped": torch.as_tensor(found["dropped"])}  # fmt: skip
+
+
 def dropout_of_a_causal_row_in_float32(variant):
     """torch in its default float32: a causal row (keys after the query masked, so
     weight 0 there) dropped with torch.nn.Dropout."""
@@ -205,6 +215,7 @@ ALTERNATIVES = {
     "ex-tr-dropout": [
         dropout_with_a_boolean_mask,
         dropout_with_torch,
+        dropout_as_torch_tensors,
         dropout_of_a_causal_row_in_float32,
         dropout_judged_by_numpy,
         dropout_judged_by_torch,
