@@ -536,6 +536,17 @@ def test_the_cache_keeps_only_what_the_notebook_decides(tmp_path, monkeypatch):
     assert len(list((tmp_path / "graded" / "cache").iterdir())) == 1
 
 
+def _tiny_with(tmp_path: Path, code: str, at: int | None = 2) -> Path:
+    """The tiny assignment's notebook with one more code cell (before cell `at`, or
+    last), written as `ann.ipynb`."""
+    nb = nbformat.read(TINY, as_version=4)
+    nb.cells.insert(
+        len(nb.cells) if at is None else at, nbformat.v4.new_code_cell(code)
+    )
+    nbformat.write(nb, tmp_path / "ann.ipynb")
+    return tmp_path / "ann.ipynb"
+
+
 def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     """A notebook that writes 200 MB to file descriptors 1 and 2, under the kernel's
     own stream capture, is graded (its row full marks) by a `grade` process that stays
@@ -543,11 +554,8 @@ def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     import subprocess
     import sys
 
-    nb = nbformat.read(TINY, as_version=4)
     flood = "import os\nfor _ in range(100):\n    os.write(1, b'x' * 2**20)\n"
-    flood += "    os.write(2, b'y' * 2**20)"
-    nb.cells.insert(2, nbformat.v4.new_code_cell(flood))
-    nbformat.write(nb, tmp_path / "ann.ipynb")
+    _tiny_with(tmp_path, flood + "    os.write(2, b'y' * 2**20)")
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
     script = (
         "import json\nfrom pathlib import Path\n"
@@ -573,13 +581,12 @@ def test_the_instructors_environment_stays_out(tmp_path, tiny_builds, monkeypatc
     the shell): what a cell raises reaches the log and the student's feedback."""
     monkeypatch.setenv("ATTNSIG_TEST_SECRET", "tok-4711")
     monkeypatch.setenv("SOME_API_KEY", "key-0815")
-    nb = nbformat.read(TINY, as_version=4)
     leak = "import os\nraise RuntimeError('ENV=' + ' '.join(os.environ.get(k, '-')"
-    leak += " for k in ('ATTNSIG_TEST_SECRET', 'SOME_API_KEY')))"
-    nb.cells.insert(2, nbformat.v4.new_code_cell(leak))
-    nbformat.write(nb, tmp_path / "ann.ipynb")
+    ann = _tiny_with(
+        tmp_path, leak + " for k in ('ATTNSIG_TEST_SECRET', 'SOME_API_KEY')))"
+    )
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
-    (row,) = grading.grade(zipped, [tmp_path / "ann.ipynb"], jobs=1,
+    (row,) = grading.grade(zipped, [ann], jobs=1,
                            out=tmp_path / "graded")  # fmt: skip
     said = (tmp_path / "graded" / "log" / "ann.log").read_text()
     said += (tmp_path / "graded" / "feedback" / "ann.md").read_text()
@@ -591,13 +598,10 @@ def test_a_kernel_that_dies_in_the_checks_is_an_error(tmp_path, tiny_builds):
     """A kernel that stops while the checks ask for the answers (here the answer's
     own pickling ends the process; on a busy machine the kernel may be killed for
     memory) makes the row an `error`, which the next run grades again."""
-    nb = nbformat.read(TINY, as_version=4)
     dies = "import os\nclass Total:\n    def __reduce_ex__(self, protocol):\n"
-    dies += "        os._exit(1)\ntotal = Total()"
-    nb.cells.append(nbformat.v4.new_code_cell(dies))
-    nbformat.write(nb, tmp_path / "ann.ipynb")
+    ann = _tiny_with(tmp_path, dies + "        os._exit(1)\ntotal = Total()", None)
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
-    (row,) = grading.grade(zipped, [tmp_path / "ann.ipynb"], jobs=1,
+    (row,) = grading.grade(zipped, [ann], jobs=1,
                            out=tmp_path / "graded")  # fmt: skip
     assert row["status"] == "error", row
     assert "kernel stopped while the checks ran (asked for total)" in row["reason"]
