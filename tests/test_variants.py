@@ -550,7 +550,8 @@ def _tiny_with(tmp_path: Path, code: str, at: int | None = 2) -> Path:
 def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     """A notebook that writes 200 MB to file descriptors 1 and 2, under the kernel's
     own stream capture, is graded (its row full marks) by a `grade` process that stays
-    small and keeps only the output's tail in the TA log."""
+    small and keeps only the output's tail in the TA log, apart from the progress
+    marks (the cells run, the questions checked), which all stay."""
     import subprocess
     import sys
 
@@ -574,6 +575,8 @@ def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     assert peak_kib < 150 * 1024, peak_kib  # the 200 MB were never read whole
     log = (tmp_path / "graded" / "log" / "ann.log").read_text()
     assert "yyyy" in log and len(log) < 200_000, len(log)
+    for mark in ("code cell 1 of", "code cell 3 of", "checking tiny_sum"):
+        assert f"[grading] {mark}" in log, mark
 
 
 def test_the_instructors_environment_stays_out(tmp_path, tiny_builds, monkeypatch):

@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import base64
+import collections
 import csv
 import functools
 import hashlib
@@ -146,6 +147,7 @@ exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs \\
 # marks go to stderr; the raw output of the kernel (which inherits file descriptors 1
 # and 2) and of this runner goes into a pipe, of which only the last TAIL bytes are
 # kept and passed on: a cell writing to them without end fills neither disk nor memory.
+# It is passed on as one `[grading] raw` line (JSON), apart from the marks (`spool`).
 _RUNNER = r"""
 import atexit, json, os, sys, base64, threading, time, nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -167,7 +169,7 @@ def pass_on():  # the raw output's tail, once, to the judge's log
     time.sleep(0.2)  # what a dying kernel wrote last
     text = bytes(tail).decode(errors="replace")
     tail.clear()
-    marks.write(text), marks.flush()
+    marks.write("[grading] raw " + json.dumps(text) + "\n"), marks.flush()
 
 threading.Thread(target=drain, daemon=True).start()
 atexit.register(pass_on)  # a traceback of this runner
@@ -1157,14 +1159,12 @@ def grade_one(
             os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
             proc.communicate()
             out = None
-        # only the tail, whatever wrote there: the runner passes on at most TAIL bytes
-        # of the notebook's raw output, but the spool is not bounded by itself
-        err.seek(max(0, err.seek(0, os.SEEK_END) - TAIL))
-        stderr = err.read().decode(errors="replace")
+        stderr, raw = spool(err)
     marks = re.findall(
-        r"\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr
+        r"^\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr, re.M
     )
-    failed = {"status": "error", "questions": {}, "log": [stderr[-4000:]]}
+    raw = [f"the notebook's raw output (its end):\n{raw[-20000:]}"] * bool(raw)
+    failed = {"status": "error", "questions": {}, "log": [stderr[-4000:], *raw]}
     if out is None:
         k, n, question = marks[-1] if marks else ("", "", "")
         where = f" (running code cell {k} of {n})" if k else ""
@@ -1180,8 +1180,26 @@ def grade_one(
     except json.JSONDecodeError:
         tail = stderr.strip().splitlines()[-1:] or ["no output"]
         return {**failed, "reason": f"the grader failed: {tail[0][:200]}"}
-    result["log"].append(stderr[-20000:])
+    result["log"] += [stderr[-20000:], *raw]
     return result
+
+
+def spool(err) -> tuple[str, str]:
+    """The judge's stderr, `err` (a binary file), read a line at a time: its lines
+    (the `[grading]` marks, anything the judge says), the last 200, apart from the
+    notebook's raw output (the runner's `[grading] raw` lines), its last TAIL
+    characters; a notebook that floods its output leaves the marks in the log."""
+    lines, raw, prefix = collections.deque(maxlen=200), "", b"[grading] raw "
+    err.seek(0)
+    while line := err.readline(8 * TAIL):  # the spool is not bounded by itself
+        if line.startswith(prefix) and line.endswith(b"\n"):
+            try:
+                raw = (raw + json.loads(line[len(prefix) :]))[-TAIL:]
+                continue
+            except ValueError:  # cut short: the judge was stopped
+                pass
+        lines.append(line[:2000].decode(errors="replace").rstrip("\n"))
+    return "\n".join(lines), raw
 
 
 # --- Submissions handed in as the zip a notebook's export cell makes
