@@ -14,11 +14,13 @@ machinery on a tiny fixture chapter (tests/fixtures/variants/).
 from __future__ import annotations
 
 import ast
+import codecs
 import copy
 import csv
 import io
 import json
 import os
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -294,7 +296,6 @@ def test_ids_are_file_names_and_compared_composed(tmp_path):
         roster.write_text(f"id,name\nann,Ann\n{sid},X\n")
         with pytest.raises(ValueError, match=r"ids that cannot name a file \(row 3"):
             grading.read_roster(roster)
-    import unicodedata
 
     nfd, nfc = (unicodedata.normalize(f, "müller") for f in ("NFD", "NFC"))
     assert nfd != nfc
@@ -388,7 +389,10 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
-    seeds = {r["id"]: int(r["variant"]) for r in csv.DictReader(roster.open())}
+    seeds = {
+        r["id"]: int(r["variant"])
+        for r in csv.DictReader(roster.open(encoding="utf-8-sig"))
+    }
     assert len(set(seeds.values())) == 3 and min(seeds.values()) > 0
     assert [s["id"] for s in students] == list(seeds)
     variant = load_variants(TINY)["tiny"]
@@ -861,19 +865,62 @@ def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,
 
 
 def test_a_roster_saved_with_semicolons(tmp_path, tiny_builds):
-    """A roster a spreadsheet saved with `;` between cells (a comma in a name) is
-    read, and written back with its seeds in the same form."""
+    """A roster a spreadsheet saved with `;` between cells (a comma in a name), a
+    trailing `;` on each line (Excel's habit) and in Windows-1252 (Excel's plain
+    CSV), is read, and written back with its seeds and `;`, in UTF-8 with a
+    byte-order mark (which Excel opens right)."""
     roster = tmp_path / "roster.csv"
-    roster.write_text("id;name;email;variant\nann;Smith, Ann;ann@x.org;\nbo;Bo;;5\n")
+    roster.write_bytes(
+        "id;name;email;\nann;Núñez, Ann;ann@x.org;\nbo;Bo;;\n".encode("cp1252")
+    )
     students = assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
-    assert [(s["id"], s["name"]) for s in students] == [("ann", "Smith, Ann"),
+    assert [(s["id"], s["name"]) for s in students] == [("ann", "Núñez, Ann"),
                                                          ("bo", "Bo")]  # fmt: skip
-    header, ann, bo = roster.read_text().splitlines()
-    assert header == "id;name;email;variant" and bo == "bo;Bo;;5"
-    assert ann.startswith("ann;Smith, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    assert roster.read_bytes().startswith(codecs.BOM_UTF8)
+    header, ann, bo = roster.read_text(encoding="utf-8-sig").splitlines()
+    assert header == "id;name;email;variant"
+    assert ann.startswith("ann;Núñez, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    assert bo.startswith("bo;Bo;;") and int(bo.split(";")[3]) > 0
     subs = [tmp_path / "ann_hw.ipynb", tmp_path / "bo.ipynb"]
     seeds = grading.roster_seeds(subs, roster)
-    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: 5}
+    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: int(bo.split(";")[3])}
+    # the trailing `;` on the students' lines only
+    roster.write_text("id;name;variant\nann;Ann;7;\nbo;Bo;5;\n")
+    grading.assign_seeds(roster)
+    assert roster.read_text(encoding="utf-8-sig").splitlines() == [
+        "id;name;variant", "ann;Ann;7", "bo;Bo;5"
+    ]  # fmt: skip
+
+
+def test_rosters_and_sheets_in_the_forms_excel_saves(tmp_path):
+    """A roster's header in any case, with spaces around (`ID , Name`), and a roster
+    and a rubric sheet saved as UTF-16 with tabs (Excel's "Unicode text") are read
+    as the plain ones; a UTF-16 roster is written back so, tabs kept."""
+    roster = tmp_path / "roster.csv"
+    tabs = "id\tname\tvariant\r\nann\tSmith, Ann\t\r\nbo\tBo\t5\r\n"
+    for data in (
+        b'ID , Name ,EMAIL\nann,"Smith, Ann",a@x\nbo,Bo,\n',
+        b"Id ;NAME\nann;Smith, Ann\nbo;Bo\n",
+        tabs.encode("utf-16"),
+        codecs.BOM_UTF16_BE + tabs.encode("utf-16-be"),
+    ):
+        roster.write_bytes(data)
+        rows = grading.read_roster(roster)
+        assert [(r["id"], r["name"]) for r in rows] == [("ann", "Smith, Ann"),
+                                                        ("bo", "Bo")], data  # fmt: skip
+    seeds = [r["variant"] for r in grading.assign_seeds(roster)]
+    assert roster.read_bytes()[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+    assert roster.read_bytes().decode("utf-16").splitlines() == [
+        "id\tname\tvariant", f"ann\tSmith, Ann\t{seeds[0]}", "bo\tBo\t5"
+    ]  # fmt: skip
+    rows = [{"submission": "ann_hw.ipynb", "status": "ok", "reason": "", "q": 1.0}]
+    grading.write_table(rows, tmp_path / "scores.csv")
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_bytes(
+        "submission\tq: proof (2)\r\n(points)\t2\r\nann_hw\t1,5\r\n".encode("utf-16")
+    )
+    grades = grading.merge(tmp_path / "scores.csv", roster, sheet, tmp_path / "g.csv")
+    assert [(g["id"], g["q"]) for g in grades] == [("ann", 2.5), ("bo", 0.0)]
 
 
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):

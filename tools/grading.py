@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import base64
+import codecs
 import collections
 import csv
 import functools
@@ -1430,9 +1431,11 @@ def write_table(rows: list[dict], path: Path) -> None:
     write_csv(rows, path, [*first, *rest, "reason"])
 
 
-def write_csv(rows: list[dict], path: Path, fields: list[str], sep: str = ",") -> None:
+def write_csv(
+    rows: list[dict], path: Path, fields: list[str], sep=",", encoding="utf-8"
+) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with Path(path).open("w", newline="") as fh:
+    with Path(path).open("w", newline="", encoding=encoding) as fh:
         writer = csv.DictWriter(fh, fieldnames=fields, delimiter=sep)
         writer.writeheader()
         writer.writerows(rows)
@@ -1626,9 +1629,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     sheet = out / "rubric-sheet.csv"
     fields = ["submission", *dict(items)]
     kept = {
-        r["submission"]: {
-            sheet_column(c, fields, sheet): v for c, v in r.items() if c is not None
-        }  # (None: cells beyond the header's, no item's)
+        r["submission"]: {sheet_column(c, fields, sheet): v for c, v in r.items()}
         for r in (read_sheet(sheet, False)[1:] if sheet.exists() else ())
     }
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
@@ -1681,16 +1682,21 @@ def _stem(submission: str) -> str:
 _NOTED: set[str] = set()  # the files said to be Windows-1252
 
 
-def read_csv_text(path: Path) -> str:
-    """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
-    as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
-    plain "CSV" on Windows (said in one line, once a file); neither raises a
-    ValueError, and so does a path that is not a file."""
+def read_csv_text(path: Path) -> tuple[str, str]:
+    """The text of a CSV file saved by a spreadsheet, and the encoding to write it back
+    in. Read: UTF-8 (with a byte-order mark, as "CSV UTF-8" writes it, or without);
+    UTF-16 with its byte-order mark (Excel's "Unicode text"), written back so; else
+    Windows-1252, the encoding of Excel's plain "CSV" on Windows (said in one line,
+    once a file). All but UTF-16 are written back as UTF-8 with a byte-order mark,
+    which Excel opens right. Bytes of none raise a ValueError, and so does a path
+    that is not a file."""
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such file")
     data = Path(path).read_bytes()
     try:
-        return data.decode("utf-8-sig")
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return data.decode("utf-16"), "utf-16"
+        return data.decode("utf-8-sig"), "utf-8-sig"
     except UnicodeDecodeError:
         pass
     try:
@@ -1702,24 +1708,45 @@ def read_csv_text(path: Path) -> str:
     if str(path) not in _NOTED:  # `grade` reads the roster more than once
         _NOTED.add(str(path))
         print(f"note: {path} is not UTF-8; read as Windows-1252 (Excel's plain CSV)")
-    return text
+    return text, "utf-8-sig"
+
+
+def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
+    """The rows of a CSV file a spreadsheet saved (`read_csv_text`), its separator and
+    the encoding to write it back in. The separator is `;` or a tab where the header
+    line splits at it into cells with `key` among them, else `,`. The header's `key`
+    and `known` columns are named ignoring case and spaces around (`ID ` is `id`).
+    Empty cells at the end of a line (Excel's trailing `;`) are dropped; other cells
+    beyond the header's raise a ValueError naming the row."""
+    text, encoding = read_csv_text(path)
+    names = {key, *known}
+
+    def header(cells):
+        said = [c.strip().lower() if c.strip().lower() in names else c for c in cells]
+        while said and not said[-1].strip():
+            said.pop()
+        return said
+
+    first = text.partition("\n")[0].replace('"', "")
+    sep = next((s for s in ";\t" if key in header(first.split(s))), ",")
+    lines = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    fields, rows = header(next(lines, [])), []
+    for cells in filter(None, lines):  # (a blank line: none)
+        rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
+        if extra := [c for c in cells[len(fields) :] if c.strip()]:
+            where = f"{path}: row {rows[-1].get(key, '')!r}"
+            raise ValueError(f"{where} has cells beyond the header's: {extra}")
+    return rows, sep, encoding
 
 
 def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
-    """A rubric sheet as saved by a spreadsheet (UTF-8 or Windows-1252, `;` or `,`
-    between cells, a decimal comma), points as floats; a cell that is not a number
-    raises a ValueError naming its row and column."""
-    text = read_csv_text(path)
-    first = text.partition("\n")[0]
-    sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
-    rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
+    """A rubric sheet as saved by a spreadsheet (`read_csv`: UTF-8, UTF-16 or
+    Windows-1252, `;`, `,` or a tab between cells), a decimal comma, points as floats;
+    a cell that is not a number raises a ValueError naming its row and column."""
+    rows = read_csv(path, "submission")[0]
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
     for r in rows if numbers else ():  # the items' points (first row) too
-        extra = [c for c in r.pop(None, None) or () if c.strip()]  # beyond the header
-        if extra:
-            where = f"{path}: row {r['submission']!r}"
-            raise ValueError(f"{where} has cells beyond the header's: {extra}")
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
                 r[col] = r[col] if col == "submission" else 0.0
@@ -1761,7 +1788,7 @@ def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
-    auto = list(csv.DictReader(scores.open()))
+    auto = read_csv(scores, "submission")[0]
     top, *hand = (read_sheet(sheet) if sheet else []) or [{}]  # top: items' points
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
@@ -1814,21 +1841,14 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 # --- The roster: a CSV `id,name[,email][,variant]`, one row per student
 
 
-def roster_separator(path: Path) -> str:
-    """The roster's cell separator: `;` where its header line splits into cells with
-    `id` among them at `;` (as a spreadsheet saves CSV where the decimal mark is a
-    comma), else `,`."""
-    first = read_csv_text(path).partition("\n")[0]
-    return ";" if "id" in {c.strip().strip('"') for c in first.split(";")} else ","
+ROSTER = ("name", "email", "variant")  # its columns but `id`, which it must have
 
 
 def read_roster(path: Path) -> list[dict]:
-    """The roster's students (each a dict of its columns), ids required, and each one
-    usable as a file name (`distribute` makes a folder per id): not `.` or `..`,
-    without `/` or `\\`; a ValueError names the rows that break this."""
-    rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
-    if (sep := roster_separator(path)) != ",":  # a spreadsheet's `;`: read it so
-        rows = list(csv.DictReader(io.StringIO(read_csv_text(path)), delimiter=sep))
+    """The roster's students (each a dict of its columns: `read_csv`), ids required,
+    and each one usable as a file name (`distribute` makes a folder per id): not `.`
+    or `..`, without `/` or `\\`; a ValueError names the rows that break this."""
+    rows = read_csv(path, "id", ROSTER)[0]
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
@@ -1847,7 +1867,8 @@ def assign_seeds(path: Path) -> list[dict]:
     """The roster with a `variant` seed for every student, written back to `path`:
     the seeds it has are kept (0: the book's numbers), the missing ones drawn with
     `secrets`, distinct and positive. The instructor keeps the file: grading reads
-    the seeds from it."""
+    the seeds from it. It is written with the separator it had, in UTF-8 with a
+    byte-order mark (or UTF-16, as read), so that Excel opens it right."""
     import secrets
 
     rows = read_roster(path)
@@ -1860,7 +1881,7 @@ def assign_seeds(path: Path) -> list[dict]:
             taken.add(seed)
             r["variant"] = str(seed)
     fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
-    write_csv(rows, path, fields, roster_separator(path))
+    write_csv(rows, path, fields, *read_csv(path, "id", ROSTER)[1:])
     return rows
 
 
