@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import os
+import re
 import unicodedata
 import zipfile
 from pathlib import Path
@@ -282,7 +283,6 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.student_of("a1", ids) == "a1"
     assert grading.student_of("a123", ids) is None
     assert grading.student_of("A12-hw", ids) == "a12"  # an LMS changed the case
-    assert grading.student_of("A1", [*ids, "A1"]) == "A1"  # a1, A1: two students
     subs = [Path("a1-hw.ipynb"), Path("zed.ipynb")]
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
@@ -290,7 +290,9 @@ def test_roster_seeds_and_matching(tmp_path):
 def test_ids_are_file_names_and_compared_composed(tmp_path):
     """A roster id that cannot name a file (`distribute` makes a folder per id) stops
     with one line naming its row; a file name written decomposed (NFD, as macOS
-    does) belongs to the id written composed, and the other way round."""
+    does) belongs to the id written composed, and the other way round; two ids
+    alike as ids are compared (composed, case ignored) stop with one line naming
+    both rows."""
     roster = tmp_path / "roster.csv"
     for sid in ("..", ".", "a/b", "a\\b"):
         roster.write_text(f"id,name\nann,Ann\n{sid},X\n")
@@ -301,6 +303,14 @@ def test_ids_are_file_names_and_compared_composed(tmp_path):
     assert nfd != nfc
     assert grading.student_of(nfd + "_hw", [nfc, "ann"]) == nfc
     assert grading.student_of(nfc, [nfd]) == nfd
+    # two ids alike as they are compared (composed, case ignored): one line
+    for twin, first, other in (("ann", 3, "ann"), (" ANN ", 3, "ann"),
+                               (nfd.upper(), 2, nfc)):  # fmt: skip
+        roster.write_text(f"id,name\n{nfc},M\nann,A\nbo,B\n{twin},X\n")
+        said = f"rows {first} and 5 have the same id ({other!r}, {twin.strip()!r};"
+        with pytest.raises(ValueError, match=re.escape(said)) as got:
+            grading.read_roster(roster)
+        assert "\n" not in str(got.value)
 
 
 def test_grade_names_the_notebooks_it_does_not_read(
@@ -1036,8 +1046,10 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
         "rubric row 'ann_HW': a second row for Ann_hw, not counted",
         "rubric row 'zed' is for no graded submission: not counted",
     ]
-    got, said = merged(["cy", "CY"], ["cy", "CY"], "Cy,2\ncy,1\n")
-    assert got == {"cy": (2.0, ""), "CY": (1.0, "no rubric row for CY")}
+    # two submissions that differ only in case: one student's (ids are compared
+    # ignoring case), none counted; each rubric row matches its own exactly
+    got, said = merged(["cy", "CY"], ["cy"], "Cy,2\ncy,1\n")
+    assert got == {"cy": (0.0, "several submissions (cy, CY): keep one and run again")}
     assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
 
 

@@ -1846,8 +1846,9 @@ ROSTER = ("name", "email", "variant")  # its columns but `id`, which it must hav
 
 def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns: `read_csv`), ids required,
-    and each one usable as a file name (`distribute` makes a folder per id): not `.`
-    or `..`, without `/` or `\\`; a ValueError names the rows that break this."""
+    each one usable as a file name (`distribute` makes a folder per id): not `.` or
+    `..`, without `/` or `\\`, and no two alike as `grade` compares them (`_nfc`, case
+    ignored); a ValueError names the rows that break this."""
     rows = read_csv(path, "id", ROSTER)[0]
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
@@ -1860,6 +1861,15 @@ def read_roster(path: Path) -> list[dict]:
     if bad:
         said = ", ".join(f"row {i}: {sid!r}" for i, sid in bad)
         raise ValueError(f"{path}: ids that cannot name a file ({said})")
+    seen: dict[str, tuple[int, str]] = {}
+    for i, r in enumerate(rows, 2):
+        sid = r["id"].strip()
+        j, other = seen.setdefault(_nfc(sid).lower(), (i, sid))
+        if j != i:
+            raise ValueError(
+                f"{path}: rows {j} and {i} have the same id ({other!r}, {sid!r};"
+                " case is ignored): give each student an id of their own"
+            )
     return rows
 
 
@@ -1893,12 +1903,13 @@ def student_of(stem: str, ids: list[str]) -> str | None:
     """The roster id a submission belongs to: its file name is the id, or starts with
     it and a separator (`_`, `-`, `.`, space), so `s1234567_hw4` is s1234567's (an
     LMS download names files otherwise: they are renamed first); the longest such id
-    wins. None: no student of the roster. Case is ignored unless two ids differ only
-    in case. Names and ids are compared in Unicode's composed form (NFC)."""
-    stem, nfc = _nfc(stem), {i: _nfc(i) for i in ids}
-    flag = re.I * (len({i.lower() for i in nfc.values()}) == len(set(nfc.values())))
+    wins. None: no student of the roster. Names and ids are compared in Unicode's
+    composed form (NFC) and ignoring case (`read_roster` refuses two ids alike so)."""
+    stem = _nfc(stem).lower()
     fits = [
-        i for i in ids if re.fullmatch(re.escape(nfc[i]) + r"([_\-. ].*)?", stem, flag)
+        i
+        for i in ids
+        if re.fullmatch(re.escape(_nfc(i).lower()) + r"([_\-. ].*)?", stem)
     ]
     return max(fits, key=len) if fits else None
 
