@@ -805,13 +805,15 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
 def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     """Under Gradescope the zip's check looks the student's id and email up in the
     distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
-    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`. A student
+    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`, and ids
+    are compared composed (an id typed decomposed, NFD, on a Mac). A student
     whose id and email are not there is judged on the book's numbers, and a failed
     check says so in its message (the student's and the instructor's view)."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     roster = tmp_path / "roster.csv"
-    roster.write_text("id,name,email,variant\nS-7,Ann,Ann@X.org,11\n")
+    jose = unicodedata.normalize("NFD", "josé")
+    roster.write_text(f"id,name,email,variant\nS-7,Ann,Ann@X.org,11\n{jose},J,,12\n")
     assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
     with zipfile.ZipFile(tmp_path / "out" / "autograder.zip") as zf:
         source = zf.read("tests/tiny_sum.py").decode()
@@ -834,6 +836,8 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
                  {"email": "other@x.org", "sid": "s-7"}):  # fmt: skip
         assert run(user, ann)[0], user
         assert not run(user, 6)[0], user  # the book's answer
+    own = sum(load_variants(TINY)["tiny"]["draw"](12)["x"])  # José's
+    assert own != ann and run({"sid": "JOSÉ", "email": None}, own)[0]
     stranger = {"email": "zed@x.org", "sid": "9"}
     assert run(stranger, 6)[0]
     passed, said = run(stranger, ann)
@@ -1020,9 +1024,10 @@ def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
 
 
 def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
-    """A rubric row counts for the graded submission it names with case ignored, as
-    `grade` matches roster ids (unless two submissions differ only in case); a row
-    for no graded submission, or a second row for one, gets a line each."""
+    """A rubric row counts for the graded submission it names with case ignored and
+    in composed form (NFC), as `grade` matches roster ids (unless two submissions
+    differ only in case); a row for no graded submission, or a second row for one,
+    gets a line each."""
 
     def merged(subs, ids, sheet_rows):
         rows = [
@@ -1046,6 +1051,10 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
         "rubric row 'ann_HW': a second row for Ann_hw, not counted",
         "rubric row 'zed' is for no graded submission: not counted",
     ]
+    # a file name written decomposed (macOS), the sheet's row typed composed
+    nfd, nfc = (unicodedata.normalize(f, "Müller_hw") for f in ("NFD", "NFC"))
+    got, said = merged([nfd], ["müller"], f"{nfc.lower()},1\n")
+    assert (got, said) == ({"müller": (2.0, "")}, [])
     # two submissions that differ only in case: one student's (ids are compared
     # ignoring case), none counted; each rubric row matches its own exactly
     got, said = merged(["cy", "CY"], ["cy"], "Cy,2\ncy,1\n")

@@ -1761,20 +1761,23 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
 
 def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
     """The rubric sheet's rows by the graded submission (file stem) each is for,
-    matched as `grade` matches roster ids (`student_of`): case is ignored (a name
-    typed in by hand may change it) unless two submissions differ only in case. A
-    row for no graded submission, or a second row for one (the exact name wins), is
-    not counted, and said in a line each."""
-    fold = len({s.lower() for s in graded}) == len(set(graded))
-    key = str.lower if fold else str
+    matched as `grade` matches roster ids (`student_of`): in composed form (`_nfc`),
+    case ignored (a name typed in by hand may change it) unless two submissions
+    differ only in case. A row for no graded submission, or a second row for one
+    (the exact name wins), is not counted, and said in a line each."""
+    fold = len({_nfc(s).lower() for s in graded}) == len(set(map(_nfc, graded)))
+
+    def key(name):
+        return _nfc(name).lower() if fold else _nfc(name)
+
     named = {key(s): s for s in graded}
     found: dict[str, dict] = {}
     for exact in (True, False):
         for r in hand:
             name = _stem((r["submission"] or "").strip())
             sub = named.get(key(name))
-            if sub is not None and (name == sub) == exact and sub not in found:
-                found[sub] = r
+            if sub is not None and (_nfc(name) == _nfc(sub)) == exact:
+                found.setdefault(sub, r)
     for r in hand:
         name = _stem((r["submission"] or "").strip())
         sub = named.get(key(name))
