@@ -14,11 +14,14 @@ machinery on a tiny fixture chapter (tests/fixtures/variants/).
 from __future__ import annotations
 
 import ast
+import codecs
 import copy
 import csv
 import io
 import json
 import os
+import re
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -280,7 +283,6 @@ def test_roster_seeds_and_matching(tmp_path):
     assert grading.student_of("a1", ids) == "a1"
     assert grading.student_of("a123", ids) is None
     assert grading.student_of("A12-hw", ids) == "a12"  # an LMS changed the case
-    assert grading.student_of("A1", [*ids, "A1"]) == "A1"  # a1, A1: two students
     subs = [Path("a1-hw.ipynb"), Path("zed.ipynb")]
     assert grading.roster_seeds(subs, roster) == {subs[0]: seeds[0], subs[1]: None}
 
@@ -288,18 +290,27 @@ def test_roster_seeds_and_matching(tmp_path):
 def test_ids_are_file_names_and_compared_composed(tmp_path):
     """A roster id that cannot name a file (`distribute` makes a folder per id) stops
     with one line naming its row; a file name written decomposed (NFD, as macOS
-    does) belongs to the id written composed, and the other way round."""
+    does) belongs to the id written composed, and the other way round; two ids
+    alike as ids are compared (composed, case ignored) stop with one line naming
+    both rows."""
     roster = tmp_path / "roster.csv"
     for sid in ("..", ".", "a/b", "a\\b"):
         roster.write_text(f"id,name\nann,Ann\n{sid},X\n")
         with pytest.raises(ValueError, match=r"ids that cannot name a file \(row 3"):
             grading.read_roster(roster)
-    import unicodedata
 
     nfd, nfc = (unicodedata.normalize(f, "müller") for f in ("NFD", "NFC"))
     assert nfd != nfc
     assert grading.student_of(nfd + "_hw", [nfc, "ann"]) == nfc
     assert grading.student_of(nfc, [nfd]) == nfd
+    # two ids alike as they are compared (composed, case ignored): one line
+    for twin, first, other in (("ann", 3, "ann"), (" ANN ", 3, "ann"),
+                               (nfd.upper(), 2, nfc)):  # fmt: skip
+        roster.write_text(f"id,name\n{nfc},M\nann,A\nbo,B\n{twin},X\n")
+        said = f"rows {first} and 5 have the same id ({other!r}, {twin.strip()!r};"
+        with pytest.raises(ValueError, match=re.escape(said)) as got:
+            grading.read_roster(roster)
+        assert "\n" not in str(got.value)
 
 
 def test_grade_names_the_notebooks_it_does_not_read(
@@ -388,7 +399,10 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
     )
     out = tmp_path / "out"
     students = assignments.distribute(TINY, roster, out, tiny_builds)
-    seeds = {r["id"]: int(r["variant"]) for r in csv.DictReader(roster.open())}
+    seeds = {
+        r["id"]: int(r["variant"])
+        for r in csv.DictReader(roster.open(encoding="utf-8-sig"))
+    }
     assert len(set(seeds.values())) == 3 and min(seeds.values()) > 0
     assert [s["id"] for s in students] == list(seeds)
     variant = load_variants(TINY)["tiny"]
@@ -550,7 +564,8 @@ def _tiny_with(tmp_path: Path, code: str, at: int | None = 2) -> Path:
 def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     """A notebook that writes 200 MB to file descriptors 1 and 2, under the kernel's
     own stream capture, is graded (its row full marks) by a `grade` process that stays
-    small and keeps only the output's tail in the TA log."""
+    small and keeps only the output's tail in the TA log, apart from the progress
+    marks (the cells run, the questions checked), which all stay."""
     import subprocess
     import sys
 
@@ -574,6 +589,8 @@ def test_raw_output_without_end_costs_nothing(tmp_path, tiny_builds):
     assert peak_kib < 150 * 1024, peak_kib  # the 200 MB were never read whole
     log = (tmp_path / "graded" / "log" / "ann.log").read_text()
     assert "yyyy" in log and len(log) < 200_000, len(log)
+    for mark in ("code cell 1 of", "code cell 3 of", "checking tiny_sum"):
+        assert f"[grading] {mark}" in log, mark
 
 
 def test_the_instructors_environment_stays_out(tmp_path, tiny_builds, monkeypatch):
@@ -788,13 +805,15 @@ def test_otter_runs_the_variant_check_on_the_book_numbers(tiny_builds):
 def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     """Under Gradescope the zip's check looks the student's id and email up in the
     distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
-    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`. A student
+    roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`, and ids
+    are compared composed (an id typed decomposed, NFD, on a Mac). A student
     whose id and email are not there is judged on the book's numbers, and a failed
     check says so in its message (the student's and the instructor's view)."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     roster = tmp_path / "roster.csv"
-    roster.write_text("id,name,email,variant\nS-7,Ann,Ann@X.org,11\n")
+    jose = unicodedata.normalize("NFD", "josé")
+    roster.write_text(f"id,name,email,variant\nS-7,Ann,Ann@X.org,11\n{jose},J,,12\n")
     assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
     with zipfile.ZipFile(tmp_path / "out" / "autograder.zip") as zf:
         source = zf.read("tests/tiny_sum.py").decode()
@@ -817,6 +836,8 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
                  {"email": "other@x.org", "sid": "s-7"}):  # fmt: skip
         assert run(user, ann)[0], user
         assert not run(user, 6)[0], user  # the book's answer
+    own = sum(load_variants(TINY)["tiny"]["draw"](12)["x"])  # José's
+    assert own != ann and run({"sid": "JOSÉ", "email": None}, own)[0]
     stranger = {"email": "zed@x.org", "sid": "9"}
     assert run(stranger, 6)[0]
     passed, said = run(stranger, ann)
@@ -858,19 +879,62 @@ def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,
 
 
 def test_a_roster_saved_with_semicolons(tmp_path, tiny_builds):
-    """A roster a spreadsheet saved with `;` between cells (a comma in a name) is
-    read, and written back with its seeds in the same form."""
+    """A roster a spreadsheet saved with `;` between cells (a comma in a name), a
+    trailing `;` on each line (Excel's habit) and in Windows-1252 (Excel's plain
+    CSV), is read, and written back with its seeds and `;`, in UTF-8 with a
+    byte-order mark (which Excel opens right)."""
     roster = tmp_path / "roster.csv"
-    roster.write_text("id;name;email;variant\nann;Smith, Ann;ann@x.org;\nbo;Bo;;5\n")
+    roster.write_bytes(
+        "id;name;email;\nann;Núñez, Ann;ann@x.org;\nbo;Bo;;\n".encode("cp1252")
+    )
     students = assignments.distribute(TINY, roster, tmp_path / "out", tiny_builds)
-    assert [(s["id"], s["name"]) for s in students] == [("ann", "Smith, Ann"),
+    assert [(s["id"], s["name"]) for s in students] == [("ann", "Núñez, Ann"),
                                                          ("bo", "Bo")]  # fmt: skip
-    header, ann, bo = roster.read_text().splitlines()
-    assert header == "id;name;email;variant" and bo == "bo;Bo;;5"
-    assert ann.startswith("ann;Smith, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    assert roster.read_bytes().startswith(codecs.BOM_UTF8)
+    header, ann, bo = roster.read_text(encoding="utf-8-sig").splitlines()
+    assert header == "id;name;email;variant"
+    assert ann.startswith("ann;Núñez, Ann;ann@x.org;") and int(ann.split(";")[3]) > 0
+    assert bo.startswith("bo;Bo;;") and int(bo.split(";")[3]) > 0
     subs = [tmp_path / "ann_hw.ipynb", tmp_path / "bo.ipynb"]
     seeds = grading.roster_seeds(subs, roster)
-    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: 5}
+    assert seeds == {subs[0]: int(ann.split(";")[3]), subs[1]: int(bo.split(";")[3])}
+    # the trailing `;` on the students' lines only
+    roster.write_text("id;name;variant\nann;Ann;7;\nbo;Bo;5;\n")
+    grading.assign_seeds(roster)
+    assert roster.read_text(encoding="utf-8-sig").splitlines() == [
+        "id;name;variant", "ann;Ann;7", "bo;Bo;5"
+    ]  # fmt: skip
+
+
+def test_rosters_and_sheets_in_the_forms_excel_saves(tmp_path):
+    """A roster's header in any case, with spaces around (`ID , Name`), and a roster
+    and a rubric sheet saved as UTF-16 with tabs (Excel's "Unicode text") are read
+    as the plain ones; a UTF-16 roster is written back so, tabs kept."""
+    roster = tmp_path / "roster.csv"
+    tabs = "id\tname\tvariant\r\nann\tSmith, Ann\t\r\nbo\tBo\t5\r\n"
+    for data in (
+        b'ID , Name ,EMAIL\nann,"Smith, Ann",a@x\nbo,Bo,\n',
+        b"Id ;NAME\nann;Smith, Ann\nbo;Bo\n",
+        tabs.encode("utf-16"),
+        codecs.BOM_UTF16_BE + tabs.encode("utf-16-be"),
+    ):
+        roster.write_bytes(data)
+        rows = grading.read_roster(roster)
+        assert [(r["id"], r["name"]) for r in rows] == [("ann", "Smith, Ann"),
+                                                        ("bo", "Bo")], data  # fmt: skip
+    seeds = [r["variant"] for r in grading.assign_seeds(roster)]
+    assert roster.read_bytes()[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+    assert roster.read_bytes().decode("utf-16").splitlines() == [
+        "id\tname\tvariant", f"ann\tSmith, Ann\t{seeds[0]}", "bo\tBo\t5"
+    ]  # fmt: skip
+    rows = [{"submission": "ann_hw.ipynb", "status": "ok", "reason": "", "q": 1.0}]
+    grading.write_table(rows, tmp_path / "scores.csv")
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_bytes(
+        "submission\tq: proof (2)\r\n(points)\t2\r\nann_hw\t1,5\r\n".encode("utf-16")
+    )
+    grades = grading.merge(tmp_path / "scores.csv", roster, sheet, tmp_path / "g.csv")
+    assert [(g["id"], g["q"]) for g in grades] == [("ann", 2.5), ("bo", 0.0)]
 
 
 def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
@@ -960,9 +1024,10 @@ def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
 
 
 def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
-    """A rubric row counts for the graded submission it names with case ignored, as
-    `grade` matches roster ids (unless two submissions differ only in case); a row
-    for no graded submission, or a second row for one, gets a line each."""
+    """A rubric row counts for the graded submission it names with case ignored and
+    in composed form (NFC), as `grade` matches roster ids (unless two submissions
+    differ only in case); a row for no graded submission, or a second row for one,
+    gets a line each."""
 
     def merged(subs, ids, sheet_rows):
         rows = [
@@ -986,8 +1051,14 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
         "rubric row 'ann_HW': a second row for Ann_hw, not counted",
         "rubric row 'zed' is for no graded submission: not counted",
     ]
-    got, said = merged(["cy", "CY"], ["cy", "CY"], "Cy,2\ncy,1\n")
-    assert got == {"cy": (2.0, ""), "CY": (1.0, "no rubric row for CY")}
+    # a file name written decomposed (macOS), the sheet's row typed composed
+    nfd, nfc = (unicodedata.normalize(f, "Müller_hw") for f in ("NFD", "NFC"))
+    got, said = merged([nfd], ["müller"], f"{nfc.lower()},1\n")
+    assert (got, said) == ({"müller": (2.0, "")}, [])
+    # two submissions that differ only in case: one student's (ids are compared
+    # ignoring case), none counted; each rubric row matches its own exactly
+    got, said = merged(["cy", "CY"], ["cy"], "Cy,2\ncy,1\n")
+    assert got == {"cy": (0.0, "several submissions (cy, CY): keep one and run again")}
     assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
 
 

@@ -465,9 +465,10 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(built / "student", dest)
         nbformat.write(personalise(handed, variants, seed), dest / f"{path.stem}.ipynb")
-        # lower case: the zip's checks match Gradescope's id and email ignoring case
+        # composed and lower case: the zip's checks match Gradescope's id and email
+        # as `grade` matches ids (`student_of`)
         keys = (sid, (student.get("email") or "").strip())
-        seeds.update({k.lower(): seed for k in keys if k})
+        seeds.update({grading._nfc(k).lower(): seed for k in keys if k})
     shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
     with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
         zf.writestr("variants.json", json.dumps(seeds, indent=1))

@@ -44,6 +44,8 @@ from __future__ import annotations
 import argparse
 import atexit
 import base64
+import codecs
+import collections
 import csv
 import functools
 import hashlib
@@ -146,6 +148,7 @@ exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs \\
 # marks go to stderr; the raw output of the kernel (which inherits file descriptors 1
 # and 2) and of this runner goes into a pipe, of which only the last TAIL bytes are
 # kept and passed on: a cell writing to them without end fills neither disk nor memory.
+# It is passed on as one `[grading] raw` line (JSON), apart from the marks (`spool`).
 _RUNNER = r"""
 import atexit, json, os, sys, base64, threading, time, nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -167,7 +170,7 @@ def pass_on():  # the raw output's tail, once, to the judge's log
     time.sleep(0.2)  # what a dying kernel wrote last
     text = bytes(tail).decode(errors="replace")
     tail.clear()
-    marks.write(text), marks.flush()
+    marks.write("[grading] raw " + json.dumps(text) + "\n"), marks.flush()
 
 threading.Thread(target=drain, daemon=True).start()
 atexit.register(pass_on)  # a traceback of this runner
@@ -1157,14 +1160,12 @@ def grade_one(
             os.killpg(proc.pid, signal.SIGKILL)  # the judge, the sandbox and kernel
             proc.communicate()
             out = None
-        # only the tail, whatever wrote there: the runner passes on at most TAIL bytes
-        # of the notebook's raw output, but the spool is not bounded by itself
-        err.seek(max(0, err.seek(0, os.SEEK_END) - TAIL))
-        stderr = err.read().decode(errors="replace")
+        stderr, raw = spool(err)
     marks = re.findall(
-        r"\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr
+        r"^\[grading\] (?:code cell (\d+) of (\d+)|checking (\w+))", stderr, re.M
     )
-    failed = {"status": "error", "questions": {}, "log": [stderr[-4000:]]}
+    raw = [f"the notebook's raw output (its end):\n{raw[-20000:]}"] * bool(raw)
+    failed = {"status": "error", "questions": {}, "log": [stderr[-4000:], *raw]}
     if out is None:
         k, n, question = marks[-1] if marks else ("", "", "")
         where = f" (running code cell {k} of {n})" if k else ""
@@ -1180,8 +1181,26 @@ def grade_one(
     except json.JSONDecodeError:
         tail = stderr.strip().splitlines()[-1:] or ["no output"]
         return {**failed, "reason": f"the grader failed: {tail[0][:200]}"}
-    result["log"].append(stderr[-20000:])
+    result["log"] += [stderr[-20000:], *raw]
     return result
+
+
+def spool(err) -> tuple[str, str]:
+    """The judge's stderr, `err` (a binary file), read a line at a time: its lines
+    (the `[grading]` marks, anything the judge says), the last 200, apart from the
+    notebook's raw output (the runner's `[grading] raw` lines), its last TAIL
+    characters; a notebook that floods its output leaves the marks in the log."""
+    lines, raw, prefix = collections.deque(maxlen=200), "", b"[grading] raw "
+    err.seek(0)
+    while line := err.readline(8 * TAIL):  # the spool is not bounded by itself
+        if line.startswith(prefix) and line.endswith(b"\n"):
+            try:
+                raw = (raw + json.loads(line[len(prefix) :]))[-TAIL:]
+                continue
+            except ValueError:  # cut short: the judge was stopped
+                pass
+        lines.append(line[:2000].decode(errors="replace").rstrip("\n"))
+    return "\n".join(lines), raw
 
 
 # --- Submissions handed in as the zip a notebook's export cell makes
@@ -1412,9 +1431,11 @@ def write_table(rows: list[dict], path: Path) -> None:
     write_csv(rows, path, [*first, *rest, "reason"])
 
 
-def write_csv(rows: list[dict], path: Path, fields: list[str], sep: str = ",") -> None:
+def write_csv(
+    rows: list[dict], path: Path, fields: list[str], sep=",", encoding="utf-8"
+) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with Path(path).open("w", newline="") as fh:
+    with Path(path).open("w", newline="", encoding=encoding) as fh:
         writer = csv.DictWriter(fh, fieldnames=fields, delimiter=sep)
         writer.writeheader()
         writer.writerows(rows)
@@ -1608,9 +1629,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     sheet = out / "rubric-sheet.csv"
     fields = ["submission", *dict(items)]
     kept = {
-        r["submission"]: {
-            sheet_column(c, fields, sheet): v for c, v in r.items() if c is not None
-        }  # (None: cells beyond the header's, no item's)
+        r["submission"]: {sheet_column(c, fields, sheet): v for c, v in r.items()}
         for r in (read_sheet(sheet, False)[1:] if sheet.exists() else ())
     }
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
@@ -1663,16 +1682,21 @@ def _stem(submission: str) -> str:
 _NOTED: set[str] = set()  # the files said to be Windows-1252
 
 
-def read_csv_text(path: Path) -> str:
-    """The text of a CSV file saved by a spreadsheet: UTF-8 (with a byte-order mark,
-    as "CSV UTF-8" writes it, or without), else Windows-1252, the encoding of Excel's
-    plain "CSV" on Windows (said in one line, once a file); neither raises a
-    ValueError, and so does a path that is not a file."""
+def read_csv_text(path: Path) -> tuple[str, str]:
+    """The text of a CSV file saved by a spreadsheet, and the encoding to write it back
+    in. Read: UTF-8 (with a byte-order mark, as "CSV UTF-8" writes it, or without);
+    UTF-16 with its byte-order mark (Excel's "Unicode text"), written back so; else
+    Windows-1252, the encoding of Excel's plain "CSV" on Windows (said in one line,
+    once a file). All but UTF-16 are written back as UTF-8 with a byte-order mark,
+    which Excel opens right. Bytes of none raise a ValueError, and so does a path
+    that is not a file."""
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such file")
     data = Path(path).read_bytes()
     try:
-        return data.decode("utf-8-sig")
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return data.decode("utf-16"), "utf-16"
+        return data.decode("utf-8-sig"), "utf-8-sig"
     except UnicodeDecodeError:
         pass
     try:
@@ -1684,24 +1708,45 @@ def read_csv_text(path: Path) -> str:
     if str(path) not in _NOTED:  # `grade` reads the roster more than once
         _NOTED.add(str(path))
         print(f"note: {path} is not UTF-8; read as Windows-1252 (Excel's plain CSV)")
-    return text
+    return text, "utf-8-sig"
+
+
+def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
+    """The rows of a CSV file a spreadsheet saved (`read_csv_text`), its separator and
+    the encoding to write it back in. The separator is `;` or a tab where the header
+    line splits at it into cells with `key` among them, else `,`. The header's `key`
+    and `known` columns are named ignoring case and spaces around (`ID ` is `id`).
+    Empty cells at the end of a line (Excel's trailing `;`) are dropped; other cells
+    beyond the header's raise a ValueError naming the row."""
+    text, encoding = read_csv_text(path)
+    names = {key, *known}
+
+    def header(cells):
+        said = [c.strip().lower() if c.strip().lower() in names else c for c in cells]
+        while said and not said[-1].strip():
+            said.pop()
+        return said
+
+    first = text.partition("\n")[0].replace('"', "")
+    sep = next((s for s in ";\t" if key in header(first.split(s))), ",")
+    lines = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    fields, rows = header(next(lines, [])), []
+    for cells in filter(None, lines):  # (a blank line: none)
+        rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
+        if extra := [c for c in cells[len(fields) :] if c.strip()]:
+            where = f"{path}: row {rows[-1].get(key, '')!r}"
+            raise ValueError(f"{where} has cells beyond the header's: {extra}")
+    return rows, sep, encoding
 
 
 def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
-    """A rubric sheet as saved by a spreadsheet (UTF-8 or Windows-1252, `;` or `,`
-    between cells, a decimal comma), points as floats; a cell that is not a number
-    raises a ValueError naming its row and column."""
-    text = read_csv_text(path)
-    first = text.partition("\n")[0]
-    sep = ";" if re.match('"?submission"?;', first) else ","  # items hold both
-    rows = list(csv.DictReader(io.StringIO(text), delimiter=sep))
+    """A rubric sheet as saved by a spreadsheet (`read_csv`: UTF-8, UTF-16 or
+    Windows-1252, `;`, `,` or a tab between cells), a decimal comma, points as floats;
+    a cell that is not a number raises a ValueError naming its row and column."""
+    rows = read_csv(path, "submission")[0]
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
     for r in rows if numbers else ():  # the items' points (first row) too
-        extra = [c for c in r.pop(None, None) or () if c.strip()]  # beyond the header
-        if extra:
-            where = f"{path}: row {r['submission']!r}"
-            raise ValueError(f"{where} has cells beyond the header's: {extra}")
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
                 r[col] = r[col] if col == "submission" else 0.0
@@ -1716,20 +1761,23 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
 
 def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
     """The rubric sheet's rows by the graded submission (file stem) each is for,
-    matched as `grade` matches roster ids (`student_of`): case is ignored (a name
-    typed in by hand may change it) unless two submissions differ only in case. A
-    row for no graded submission, or a second row for one (the exact name wins), is
-    not counted, and said in a line each."""
-    fold = len({s.lower() for s in graded}) == len(set(graded))
-    key = str.lower if fold else str
+    matched as `grade` matches roster ids (`student_of`): in composed form (`_nfc`),
+    case ignored (a name typed in by hand may change it) unless two submissions
+    differ only in case. A row for no graded submission, or a second row for one
+    (the exact name wins), is not counted, and said in a line each."""
+    fold = len({_nfc(s).lower() for s in graded}) == len(set(map(_nfc, graded)))
+
+    def key(name):
+        return _nfc(name).lower() if fold else _nfc(name)
+
     named = {key(s): s for s in graded}
     found: dict[str, dict] = {}
     for exact in (True, False):
         for r in hand:
             name = _stem((r["submission"] or "").strip())
             sub = named.get(key(name))
-            if sub is not None and (name == sub) == exact and sub not in found:
-                found[sub] = r
+            if sub is not None and (_nfc(name) == _nfc(sub)) == exact:
+                found.setdefault(sub, r)
     for r in hand:
         name = _stem((r["submission"] or "").strip())
         sub = named.get(key(name))
@@ -1743,7 +1791,7 @@ def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
 def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
     roster student (`id`, `name`), matched to a submission named after the id."""
-    auto = list(csv.DictReader(scores.open()))
+    auto = read_csv(scores, "submission")[0]
     top, *hand = (read_sheet(sheet) if sheet else []) or [{}]  # top: items' points
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
@@ -1796,21 +1844,15 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
 # --- The roster: a CSV `id,name[,email][,variant]`, one row per student
 
 
-def roster_separator(path: Path) -> str:
-    """The roster's cell separator: `;` where its header line splits into cells with
-    `id` among them at `;` (as a spreadsheet saves CSV where the decimal mark is a
-    comma), else `,`."""
-    first = read_csv_text(path).partition("\n")[0]
-    return ";" if "id" in {c.strip().strip('"') for c in first.split(";")} else ","
+ROSTER = ("name", "email", "variant")  # its columns but `id`, which it must have
 
 
 def read_roster(path: Path) -> list[dict]:
-    """The roster's students (each a dict of its columns), ids required, and each one
-    usable as a file name (`distribute` makes a folder per id): not `.` or `..`,
-    without `/` or `\\`; a ValueError names the rows that break this."""
-    rows = list(csv.DictReader(io.StringIO(read_csv_text(path), newline="")))
-    if (sep := roster_separator(path)) != ",":  # a spreadsheet's `;`: read it so
-        rows = list(csv.DictReader(io.StringIO(read_csv_text(path)), delimiter=sep))
+    """The roster's students (each a dict of its columns: `read_csv`), ids required,
+    each one usable as a file name (`distribute` makes a folder per id): not `.` or
+    `..`, without `/` or `\\`, and no two alike as `grade` compares them (`_nfc`, case
+    ignored); a ValueError names the rows that break this."""
+    rows = read_csv(path, "id", ROSTER)[0]
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")
@@ -1822,6 +1864,15 @@ def read_roster(path: Path) -> list[dict]:
     if bad:
         said = ", ".join(f"row {i}: {sid!r}" for i, sid in bad)
         raise ValueError(f"{path}: ids that cannot name a file ({said})")
+    seen: dict[str, tuple[int, str]] = {}
+    for i, r in enumerate(rows, 2):
+        sid = r["id"].strip()
+        j, other = seen.setdefault(_nfc(sid).lower(), (i, sid))
+        if j != i:
+            raise ValueError(
+                f"{path}: rows {j} and {i} have the same id ({other!r}, {sid!r};"
+                " case is ignored): give each student an id of their own"
+            )
     return rows
 
 
@@ -1829,7 +1880,8 @@ def assign_seeds(path: Path) -> list[dict]:
     """The roster with a `variant` seed for every student, written back to `path`:
     the seeds it has are kept (0: the book's numbers), the missing ones drawn with
     `secrets`, distinct and positive. The instructor keeps the file: grading reads
-    the seeds from it."""
+    the seeds from it. It is written with the separator it had, in UTF-8 with a
+    byte-order mark (or UTF-16, as read), so that Excel opens it right."""
     import secrets
 
     rows = read_roster(path)
@@ -1842,7 +1894,7 @@ def assign_seeds(path: Path) -> list[dict]:
             taken.add(seed)
             r["variant"] = str(seed)
     fields = list(dict.fromkeys([*rows[0], "variant"])) if rows else ["id", "name"]
-    write_csv(rows, path, fields, roster_separator(path))
+    write_csv(rows, path, fields, *read_csv(path, "id", ROSTER)[1:])
     return rows
 
 
@@ -1854,12 +1906,13 @@ def student_of(stem: str, ids: list[str]) -> str | None:
     """The roster id a submission belongs to: its file name is the id, or starts with
     it and a separator (`_`, `-`, `.`, space), so `s1234567_hw4` is s1234567's (an
     LMS download names files otherwise: they are renamed first); the longest such id
-    wins. None: no student of the roster. Case is ignored unless two ids differ only
-    in case. Names and ids are compared in Unicode's composed form (NFC)."""
-    stem, nfc = _nfc(stem), {i: _nfc(i) for i in ids}
-    flag = re.I * (len({i.lower() for i in nfc.values()}) == len(set(nfc.values())))
+    wins. None: no student of the roster. Names and ids are compared in Unicode's
+    composed form (NFC) and ignoring case (`read_roster` refuses two ids alike so)."""
+    stem = _nfc(stem).lower()
     fits = [
-        i for i in ids if re.fullmatch(re.escape(nfc[i]) + r"([_\-. ].*)?", stem, flag)
+        i
+        for i in ids
+        if re.fullmatch(re.escape(_nfc(i).lower()) + r"([_\-. ].*)?", stem)
     ]
     return max(fits, key=len) if fits else None
 

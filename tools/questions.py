@@ -166,12 +166,17 @@ def mistake_cell(function) -> str:
 # How a hidden check taking `variant` finds the student's seed, in otter's test file:
 # the judge (tools/grading.py) sets ATTNSIG_SEED in the file's globals; under Gradescope
 # the student's id or email (submission_metadata.json) is looked up in variants.json,
-# which `distribute` adds to the autograder zip, case ignored as `grade` ignores it in
-# ids; else the book's numbers, with a note that a failed check adds to its message.
+# which `distribute` adds to the autograder zip, compared as `grade` compares ids
+# (composed, NFC, case ignored); else the book's numbers, with a note that a failed
+# check adds to its message.
 SEED_SOURCE = """
 def _attnsig_seed():
     import json
     import sys
+    import unicodedata
+
+    def key(text):
+        return unicodedata.normalize("NFC", str(text or "").strip()).lower()
 
     if globals().get("ATTNSIG_SEED") is not None:
         return globals()["ATTNSIG_SEED"], ""
@@ -180,9 +185,8 @@ def _attnsig_seed():
         with open("/autograder/submission_metadata.json") as f:
             users = json.load(f)["users"]
         with open("/autograder/source/variants.json") as f:
-            seeds = {str(k).strip().lower(): v for k, v in json.load(f).items()}
-        keys = [str(u.get(k) or "").strip().lower() for u in users
-                for k in ("sid", "email")]
+            seeds = {key(k): v for k, v in json.load(f).items()}
+        keys = [key(u.get(k)) for u in users for k in ("sid", "email")]
     except Exception:
         note = book + "no roster seeds here (not Gradescope, or no variants.json)"
     else:
