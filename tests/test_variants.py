@@ -608,6 +608,22 @@ def test_a_kernel_that_dies_in_the_checks_is_an_error(tmp_path, tiny_builds):
     assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
 
 
+@pytest.mark.skipif(not grading.can_sandbox(), reason="its /tmp is the machine's")
+def test_a_notebook_that_fills_its_scratch_space_is_an_error(tmp_path, tiny_builds):
+    """A notebook that fills the sandbox's 1 GB /tmp (and swallows the error) makes
+    the row an `error` that says so, not zeros for answers that could not be read
+    back, and the row is not cached."""
+    fill = "try:\n    with open('/tmp/big', 'wb') as f:\n        while True:\n"
+    ann = _tiny_with(tmp_path, fill + "            f.write(b'x' * 2**24)\nexcept OSError:"
+                     "\n    pass", None)  # fmt: skip
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    (row,) = grading.grade(zipped, [ann], jobs=1,
+                           out=tmp_path / "graded")  # fmt: skip
+    assert (row["status"], row["reason"]) == ("error", grading.FULL), row
+    assert "filled its scratch space (1 GB)" in grading.FULL
+    assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
+
+
 def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
     a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell

@@ -74,6 +74,7 @@ STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
 NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
 NO_SEED = "no seed in the roster: judged on the book's numbers"
 NOT_ANSWERED = "not answered yet"
+FULL = "the notebook filled its scratch space (1 GB): its answers could not be read"
 BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
@@ -181,6 +182,10 @@ def send(**message):
     reply_to.write(json.dumps(message) + "\n")
     reply_to.flush()
 
+def full():  # the scratch space (the sandbox's /tmp) filled: no reply can be written
+    st = os.statvfs(".")
+    return st.f_bavail * st.f_frsize < 2**20 or st.f_favail == 0
+
 nb = nbformat.read("submission.ipynb", as_version=4)
 # Unix sockets, not TCP: the sandbox has no network, not even a loopback.
 ipc = os.path.abspath("kernel")
@@ -253,10 +258,11 @@ with client.setup_kernel():
             cell.outputs = []
     except Exception as exc:
         pass_on()
-        send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300])
+        send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300],
+             full=full())
         raise SystemExit(1)
     pass_on()
-    send(event="done", errors=errors)
+    send(event="done", errors=errors, full=full())
     reply = os.path.join(os.getcwd(), ".reply")
     ask = nbformat.v4.new_code_cell(
         f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
@@ -938,6 +944,8 @@ def judge(
     try:
         first = json.loads(proc.stdout.readline() or '{"event": "dead"}')
         log += first.get("errors", [])
+        if first.get("full"):  # the answers cannot be read back: not cached
+            return {**result, "status": "error", "reason": FULL}
         if first["event"] == "dead":
             where = " before the first cell"
             if "cell" in first:
