@@ -614,8 +614,8 @@ def test_a_notebook_that_fills_its_scratch_space_is_an_error(tmp_path, tiny_buil
     the row an `error` that says so, not zeros for answers that could not be read
     back, and the row is not cached."""
     fill = "try:\n    with open('/tmp/big', 'wb') as f:\n        while True:\n"
-    ann = _tiny_with(tmp_path, fill + "            f.write(b'x' * 2**24)\nexcept OSError:"
-                     "\n    pass", None)  # fmt: skip
+    fill += "            f.write(b'x' * 2**24)\nexcept OSError:\n    pass"
+    ann = _tiny_with(tmp_path, fill, None)
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
     (row,) = grading.grade(zipped, [ann], jobs=1,
                            out=tmp_path / "graded")  # fmt: skip
@@ -625,10 +625,13 @@ def test_a_notebook_that_fills_its_scratch_space_is_an_error(tmp_path, tiny_buil
 
 
 def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
-    """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
-    a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell
-    with outputs) is repaired and graded, and its row says what was repaired; a file
-    that is no notebook stays `invalid`."""
+    """A notebook that fails nbformat's schema but that Jupyter and otter open with a
+    warning is repaired by the schema's errors and graded, and its row says what was
+    repaired: nbformat 4.4 with cell ids (as some editors save it), a markdown cell
+    with outputs, and at once a key of the notebook's, a kernelspec without its
+    display name, an output without its stream's name, an execution count as text
+    and a cell's metadata of the wrong form; a file that is no notebook stays
+    `invalid`."""
     data = json.loads(TINY.read_text())
     for c in data["cells"]:
         c.setdefault("id", f"c{data['cells'].index(c)}")
@@ -636,17 +639,29 @@ def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     md_out = json.loads(json.dumps(data))
     for c in md_out["cells"]:
         c.setdefault("outputs", []), c.setdefault("execution_count", None)
-    (tmp_path / "v44.ipynb").write_text(json.dumps(v44))
-    (tmp_path / "mdout.ipynb").write_text(json.dumps(md_out))
+    odd = json.loads(json.dumps(data))
+    odd["metadata"]["kernelspec"] = {"name": "python3"}
+    odd["saved_by"] = "an editor"
+    code = next(c for c in odd["cells"] if c["cell_type"] == "code")
+    code.update(execution_count="1", outputs=[{"output_type": "stream", "text": "6"}])
+    code["metadata"]["collapsed"] = "no"
+    for name, nb in (("v44", v44), ("mdout", md_out), ("odd", odd)):
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
     (tmp_path / "zz.ipynb").write_text('{"cells": [')
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
-    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "zz")]
-    v44_row, md_row, bad = grading.grade(zipped, subs, jobs=1)
-    assert (v44_row["status"], v44_row["total"]) == ("ok", 1), v44_row
-    assert v44_row["reason"].startswith("repaired: nbformat_minor set to 5"), v44_row
-    assert (md_row["status"], md_row["total"]) == ("ok", 1), md_row
-    said = "repaired: dropped execution_count of markdown cells (4); dropped outputs"
-    assert md_row["reason"].startswith(said), md_row
+    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "odd", "zz")]
+    *rows, bad = grading.grade(zipped, subs, jobs=1)
+    said = [
+        "dropped id of code cells (2); dropped id of markdown cells (4)",
+        "dropped execution_count of markdown cells (4); dropped outputs of markdown"
+        " cells (4)",
+        "dropped metadata collapsed of code cells (1); dropped metadata kernelspec of"
+        " the notebook (1); dropped saved_by of the notebook (1); dropped the outputs"
+        " of code cells (1); replaced execution_count of code cells (1)",
+    ]
+    for row, what in zip(rows, said, strict=True):
+        assert (row["status"], row["total"]) == ("ok", 1), row
+        assert row["reason"] == "repaired: " + what, row
     assert bad["status"] == "invalid", bad
 
 

@@ -868,41 +868,80 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
 
 
-# The keys of a cell in nbformat 4.5 (`id` from 4.5 on).
-CELL_KEYS = {
-    "code": {"id", "cell_type", "metadata", "source", "outputs", "execution_count"},
-    "markdown": {"id", "cell_type", "metadata", "source", "attachments"},
-    "raw": {"id", "cell_type", "metadata", "source", "attachments"},
-}
+# What a cell's key missing or of the wrong form becomes (attachments: dropped).
+CELL_DEFAULTS = {"metadata": {}, "source": "", "outputs": [], "execution_count": None}
 
 
 def repaired(nb) -> str:
-    """Make a notebook that fails nbformat's schema for a detail valid, in place, as
-    Jupyter opens it (with a warning): cell ids in a notebook of nbformat 4.4 or
-    older (as some editors save it) make it 4.5, a cell's keys its type does not
-    allow are dropped (outputs of a markdown cell). What was done, or "" when the
-    notebook was valid; one that stays invalid is left to `nbformat.validate`."""
-    import nbformat
+    """Make a notebook that nbformat's schema rejects but Jupyter opens (with a
+    warning) valid, in place, by the schema's own errors: a key it does not allow is
+    dropped (outputs of a markdown cell, cell ids in nbformat 4.4, a key of the
+    notebook), so is a metadata entry of the wrong form (a kernelspec without its
+    name) and a cell's invalid outputs (grading runs the cell again); a cell's key
+    missing or of the wrong form is added afresh. What was done, or "" when the notebook
+    was valid; one the schema still rejects is left to `nbformat.validate`."""
+    from nbformat import from_dict
+    from nbformat.v4 import new_code_cell
+    from nbformat.validator import get_validator
 
-    try:
-        nbformat.validate(nb)
-        return ""
-    except nbformat.ValidationError:
-        pass
-    said, dropped = [], {}
-    if nb.get("nbformat_minor", 5) < 5 and any("id" in c for c in nb.cells):
-        nb.nbformat_minor = 5
-        for c in nb.cells:
-            c.setdefault("id", nbformat.v4.new_code_cell().id)
-        said.append("nbformat_minor set to 5 (its cells carry ids)")
-    for c in nb.cells:
-        for key in sorted(set(c) - CELL_KEYS.get(c.get("cell_type"), set(c))):
-            c.pop(key)
-            dropped.setdefault(f"{key} of {c.cell_type} cells", []).append(c)
-        if c.get("cell_type") == "code":
-            c.setdefault("outputs", []), c.setdefault("execution_count", None)
-    said += [f"dropped {what} ({len(cs)})" for what, cs in dropped.items()]
-    return "; ".join(said)
+    check = get_validator(4, nb.get("nbformat_minor", 5), name="jsonschema")
+    done: dict[str, set] = {}  # what was done -> where (cells, entries)
+
+    def repair(e) -> bool:  # one error of the schema's; False: not repaired
+        path = list(e.absolute_path)
+        at = path[1] if path[:1] == ["cells"] and len(path) > 1 else None
+        owner = nb if at is None else nb.cells[at]
+        kind = "the notebook" if at is None else f"{owner.get('cell_type')} cells"
+        if path[2:3] == ["outputs"]:
+            owner["outputs"], what, where = [], "dropped the outputs of code cells", at
+        elif "metadata" in path:
+            key = path[path.index("metadata") + 1 :][:1]
+            if key:
+                owner["metadata"].pop(key[0], None)
+            else:
+                owner["metadata"] = from_dict({})
+            what = f"dropped metadata {key[0]}" if key else "emptied the metadata"
+            what, where = f"{what} of {kind}", (at, *key)
+        elif e.validator == "additionalProperties" and len(path) in (0, 2):
+            extra = sorted(set(owner) - set(e.schema.get("properties", ())))
+            for key in extra:
+                owner.pop(key)
+                done.setdefault(f"dropped {key} of {kind}", set()).add(at)
+            return bool(extra)
+        elif at is not None and len(path) <= 3:  # a key missing or of the wrong form
+            keys = path[2:] or [k for k in e.validator_value if k not in owner]
+            if not keys or not set(keys) <= {*CELL_DEFAULTS, "id", "attachments"}:
+                return False
+            for key in keys:
+                verb = "replaced" if key in owner else "added"
+                if key == "attachments":
+                    verb = "dropped"
+                    owner.pop(key)
+                else:
+                    new = new_code_cell().id if key == "id" else CELL_DEFAULTS[key]
+                    owner[key] = from_dict(new)
+                done.setdefault(f"{verb} {key} of {kind}", set()).add(at)
+            return True
+        else:
+            return False
+        done.setdefault(what, set()).add(where)
+        return True
+
+    for _ in range(10):  # a repair may uncover another error
+        errors = []
+        for e in check.iter_errors(nb) if check else ():
+            path = list(e.absolute_path)
+            if e.validator == "oneOf" and len(path) == 2 and path[0] == "cells":
+                # a cell that fits no cell schema: the errors of its own type's
+                refs = [s.get("$ref") for s in e.schema["oneOf"]]
+                own = f"#/definitions/{nb.cells[path[1]].get('cell_type')}_cell"
+                k = refs.index(own) if own in refs else None
+                errors += [c for c in e.context if c.schema_path[0] == k]
+            else:
+                errors.append(e)
+        if not any([repair(e) for e in errors]):
+            break
+    return "; ".join(f"{what} ({len(done[what])})" for what in sorted(done))
 
 
 def judge(
