@@ -305,15 +305,17 @@ def test_ids_are_file_names_and_compared_composed(tmp_path):
 def test_grade_names_the_notebooks_it_does_not_read(
     tmp_path, tiny_builds, monkeypatch, capsys
 ):
-    """Notebooks in a subfolder (Moodle's and Gradescope's downloads) or ending in
-    `.IPYNB` are named in one line, not skipped without a word; Jupyter's
-    checkpoints and `graded/` are not."""
+    """Notebooks and zips in a subfolder (Moodle's and Gradescope's downloads) or
+    ending in `.IPYNB` or `.ZIP` are named in one line, not skipped without a word;
+    Jupyter's checkpoints and `graded/` are not."""
     monkeypatch.setattr(grading, "OUT", tiny_builds)
     subs = tmp_path / "subs"
     for name in (
         "ann.ipynb",
         "Bo Smith_123/bo.ipynb",
+        "Bo Smith_123/bo.zip",
         "CY.IPYNB",
+        "DAN.ZIP",
         ".ipynb_checkpoints/ann-checkpoint.ipynb",
         "graded/x.ipynb",
     ):
@@ -321,8 +323,9 @@ def test_grade_names_the_notebooks_it_does_not_read(
         (subs / name).write_text('{"cells": [')  # truncated: graded at once
     assert grading.main(["grade", "tiny", str(subs), "--jobs", "1"]) == 0
     out = capsys.readouterr().out
-    said = "not read: 2 notebooks in a subfolder or not ending in .ipynb"
-    assert f"{said} (Bo Smith_123/bo.ipynb, CY.IPYNB)" in out, out
+    said = "not read: 4 notebooks or zips in a subfolder or not ending in .ipynb or"
+    said += " .zip (Bo Smith_123/bo.ipynb, Bo Smith_123/bo.zip, CY.IPYNB, DAN.ZIP)"
+    assert said in out, out
     assert "graded 1 submissions" in out
 
 

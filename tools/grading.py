@@ -2001,28 +2001,30 @@ def add_commands(sub) -> None:
 
 
 def not_read(folder: Path) -> list[Path]:
-    """The notebooks in `folder` that `grade` and `rubric` do not read: in a subfolder
-    (as Moodle's and Gradescope's downloads keep them) or ending in `.IPYNB` or
-    another case; not those in `graded/` or a hidden folder (.ipynb_checkpoints)."""
+    """The notebooks and zips in `folder` that `grade` and `rubric` do not read: in a
+    subfolder (as Moodle's and Gradescope's downloads keep them) or ending in `.IPYNB`,
+    `.ZIP` or another case; not those in `graded/` or a hidden folder
+    (.ipynb_checkpoints)."""
     found = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
-        if p.suffix.lower() != ".ipynb" or rel.parts[0] == "graded":
+        if p.suffix.lower() not in (".ipynb", ".zip") or rel.parts[0] == "graded":
             continue
         if any(part.startswith(".") for part in rel.parts[:-1]) or not p.is_file():
             continue
-        if len(rel.parts) > 1 or p.suffix != ".ipynb":
+        if len(rel.parts) > 1 or p.suffix not in (".ipynb", ".zip"):
             found.append(rel)
     return found
 
 
 def say_not_read(folder: Path) -> None:
-    """One line naming the notebooks of `folder` not read (`not_read`), if any."""
+    """One line naming the files of `folder` not read (`not_read`), if any."""
     if found := not_read(folder):
         names = ", ".join(map(str, found[:5])) + ", ..." * (len(found) > 5)
         print(
-            f"not read: {len(found)} notebooks in a subfolder or not ending in"
-            f" .ipynb ({names}); move them into {folder} as <id>.ipynb"
+            f"not read: {len(found)} notebooks or zips in a subfolder or not ending in"
+            f" .ipynb or .zip ({names}); move them into {folder} as <id>.ipynb or"
+            " <id>.zip"
         )
 
 
