@@ -757,6 +757,17 @@ def test_grade_takes_the_zip_of_the_export_cell(
     (tmp_path / "odd.zip").write_bytes(bytes(odd))
     with pytest.raises(grading.NotASubmission, match="NotImplementedError"):
         grading.notebook_of(tmp_path / "odd.zip")
+    # A colon in a name is no path out of the folder; a drive letter or a root is.
+    for name, out in (("hw4: final/tiny.ipynb", False), ("tiny 10:15.ipynb", False),
+                      ("C:/Users/tiny.ipynb", True), ("c:tiny.ipynb", True),
+                      ("\\\\server\\tiny.ipynb", True)):  # fmt: skip
+        with zipfile.ZipFile(tmp_path / "colon.zip", "w") as zf:
+            zf.writestr(name, book)
+        if out:
+            with pytest.raises(grading.NotASubmission, match="outside its folder"):
+                grading.notebook_of(tmp_path / "colon.zip")
+        else:
+            assert grading.notebook_of(tmp_path / "colon.zip") == (name, book)
 
 
 def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):

@@ -1259,9 +1259,10 @@ def notebook_of(submission: Path) -> tuple[str, bytes]:
     try:
         with zipfile.ZipFile(submission) as zf:
             infos = zf.infolist()
-            for info in infos:
-                parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-                if parts[:1] == ("/",) or ".." in parts or ":" in (parts or ("",))[0]:
+            for info in infos:  # an absolute path, a drive letter or `..`: out
+                path = PurePosixPath(info.filename.replace("\\", "/"))
+                drive = re.match(r"[A-Za-z]:", info.filename)
+                if path.is_absolute() or drive or ".." in path.parts:
                     raise NotASubmission(
                         f"a zip with a path outside its folder ({info.filename!r}):"
                         " not read"
