@@ -331,14 +331,23 @@ def test_grade_names_the_notebooks_it_does_not_read(
 
 def test_several_submissions_of_one_student(tmp_path):
     """Two notebooks of one student: the grade table says so on both rows, and merge
-    names them in the note instead of a silent "no submission" and 0 points."""
+    names them in the note instead of a silent "no submission" and 0 points. Without
+    a roster, a notebook and a zip of one name are one student's; their feedback
+    and logs are named by the whole file name, not one overwriting the other."""
     rows = [
         {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": p, "total": p}
         for s, p in (("s1_v1", 1.0), ("s1_v2", 2.0), ("s2", 3.0))
     ]
-    grading.flag_several(rows, ["s1", "s2"])
-    assert [bool(r["reason"]) for r in rows] == [True, True, False]
-    assert "several submissions of s1 (s1_v1.ipynb, s1_v2.ipynb)" in rows[0]["reason"]
+    notes = grading.several([Path(r["submission"]) for r in rows], ["s1", "s2"])
+    said = "several submissions of s1 (s1_v1.ipynb, s1_v2.ipynb): keep one"
+    assert notes == {Path("s1_v1.ipynb"): said, Path("s1_v2.ipynb"): said}
+    for r in rows[:2]:
+        r["reason"] = said
+    subs = [Path("s1.ipynb"), Path("s1.zip"), Path("s1_v2.ipynb")]
+    said = "several submissions of s1 (s1.ipynb, s1.zip): keep one"
+    assert grading.several(subs) == dict.fromkeys(subs[:2], said)
+    names = grading.feedback_names(subs)
+    assert list(names.values()) == ["s1.ipynb", "s1.zip", "s1_v2"]
     grading.write_table(rows, tmp_path / "scores.csv")
     (tmp_path / "roster.csv").write_text("id,name\ns1,A\ns2,B\n")
     grades = grading.merge(
@@ -720,11 +729,14 @@ def test_grade_takes_the_zip_of_the_export_cell(
     )
     log = (graded / "log" / "bob_tiny_2026_11_27T08_07_54_232257.log").read_text()
     assert "graded tiny.ipynb from bob_tiny_2026_11_27T08_07_54_232257.zip" in log
-    for name in ("fay.ipynb", "fay.zip"):
+    several = "several submissions of fay (fay.ipynb, fay.zip): keep one"
+    for name in ("fay.ipynb", "fay.zip"):  # a feedback and a log each, that say so
         assert table[name]["total"] == "1.0", name
-        assert (
-            "several submissions of fay (fay.ipynb, fay.zip)" in table[name]["reason"]
-        )
+        assert several in table[name]["reason"]
+        for kept in (f"feedback/{name}.md", f"log/{name}.log"):
+            assert (graded / kept).read_text().count(several) == 1, kept
+    assert "graded tiny.ipynb from fay.zip" in (graded / "log/fay.zip.log").read_text()
+    assert not (graded / "feedback/fay.md").exists()
     said = {
         "cy.zip": "a zip with no notebook",
         "dan_tiny.zip": "a zip with a path outside its folder ('../dan_tiny.ipynb')",

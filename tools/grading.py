@@ -1339,17 +1339,20 @@ def grade(
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
     handed=None,
+    ids: list[str] | None = None,
 ) -> list[dict]:
     """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
     in the order given. With `out`, also the feedback, the logs and the cache there.
     `seeds`: each submission's variant seed (`roster_seeds`; None: no student of the
     roster, not graded); without, every submission gets the book's numbers (seed 0).
     `handed`: the data cells handed out for a seed (`handed_cells`), to say where a
-    notebook's differ (`changed_data`).
+    notebook's differ (`changed_data`). `ids`: the roster's, to say which
+    submissions are one student's (`several`).
     """
     z = Path(autograder_zip)
     work = {z: (list(submissions), out)}
-    return grade_many(work, jobs, timeout, fresh, seeds, private, {z: handed})[z]
+    handed = {z: handed}
+    return grade_many(work, jobs, timeout, fresh, seeds, private, handed, ids)[z]
 
 
 def grade_many(
@@ -1360,10 +1363,11 @@ def grade_many(
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
     handed: dict | None = None,
+    ids: list[str] | None = None,
 ) -> dict[Path, list[dict]]:
     """Several assignments in one pool: autograder zip -> (submissions, out); the
     files `private` (the roster) hidden from the notebooks too; `handed`: autograder
-    zip -> its `handed_cells`, with `seeds`."""
+    zip -> its `handed_cells`, with `seeds`; `ids`: as for `grade`."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
@@ -1375,8 +1379,7 @@ def grade_many(
         cells = (handed or {}).get(autograder_zip)
         if cells and seeds is not None and result["status"] == "ok":
             if note := changed_data(sub, cells(result["seed"]), result["seed"]):
-                result = {**result, "note": note, "log": [note, *result["log"]]}
-                result["reason"] = "; ".join(filter(None, [result["reason"], note]))
+                result = noted(result, note)
         return result
 
     def graded(task: tuple[Path, Path, Path | None]) -> dict:
@@ -1408,13 +1411,49 @@ def grade_many(
         sources = read_checks(z)
         checks = {n: load_check(s, n)["possible"] for n, s in sources.items()}
         rows = tables[z] = []
+        notes, names = several(subs, ids), feedback_names(subs)
         for sub in subs:
-            rows.append(row_of(Path(sub).name, results[z, sub], checks))
+            result = results[z, sub]
+            result = noted(result, notes[sub]) if sub in notes else result
+            rows.append(row_of(Path(sub).name, result, checks))
             rows[-1]["seed"] = rows[-1]["seed"] if varied[z] else ""  # nothing varies
             if out:
-                result, stem = results[z, sub], Path(sub).stem
-                write_feedback(stem, result, rows[-1], checks, out, varied[z])
+                write_feedback(names[sub], result, rows[-1], checks, out, varied[z])
     return tables
+
+
+def noted(result: dict, note: str) -> dict:
+    """The result with `note` said in its row's reason, its feedback and its log."""
+    result = {**result, "log": [note, *result["log"]]}
+    for key in "note", "reason":
+        result[key] = "; ".join(filter(None, [result.get(key), note]))
+    return result
+
+
+def several(subs: list[Path], ids: list[str] | None = None) -> dict[Path, str]:
+    """For each submission of a student who handed in several, a line naming them:
+    each is graded, and `merge` counts none until one is kept. A student is the
+    roster id the file name starts with (`student_of`), without a roster the file
+    name's stem (`s1.ipynb` and `s1.zip`)."""
+    by: dict[str | None, list[Path]] = {}
+    for sub in subs:
+        stem = Path(sub).stem
+        by.setdefault(stem if ids is None else student_of(stem, ids), []).append(sub)
+    notes = {}
+    for sid, found in by.items():
+        said = ", ".join(Path(s).name for s in found)
+        for sub in found if sid is not None and len(found) > 1 else ():
+            notes[sub] = f"several submissions of {sid} ({said}): keep one"
+    return notes
+
+
+def feedback_names(subs: list[Path]) -> dict[Path, str]:
+    """The name of each submission's feedback and log: its file name's stem, or the
+    whole file name where another submission has the same stem (`s1.ipynb`,
+    `s1.zip`), so that neither overwrites the other."""
+    stems = [Path(s).stem for s in subs]
+    return {s: Path(s).name if stems.count(Path(s).stem) > 1 else Path(s).stem
+            for s in subs}  # fmt: skip
 
 
 def handed_cells(chapter: Path):
@@ -1479,7 +1518,7 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
         lines[-1] += f" Judged on {numbers} (variant {seed})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
-    if result.get("note"):
+    elif result.get("note"):  # else in the reason
         lines += ["", f"Note: {result['note']}."]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
     for q, possible in checks.items():
@@ -1912,21 +1951,6 @@ def student_of(stem: str, ids: list[str]) -> str | None:
     return max(fits, key=len) if fits else None
 
 
-def flag_several(rows: list[dict], ids: list[str]) -> None:
-    """Say in the reason of each row of a student who handed in several notebooks
-    which ones they are: `merge` counts none of them until one is kept."""
-    by = {}
-    for r in rows:
-        by.setdefault(student_of(Path(r["submission"]).stem, ids), []).append(r)
-    for sid, found in by.items():
-        if sid is None or len(found) < 2:
-            continue
-        said = ", ".join(r["submission"] for r in found)
-        said = f"several submissions of {sid} ({said}): keep one"
-        for r in found:
-            r["reason"] = "; ".join(filter(None, [r["reason"], said]))
-
-
 def flag_unseeded(rows: list[dict], students: list[dict]) -> int:
     """In a chapter with variants (its rows carry seeds), say in the reason of each
     row of a roster student without a seed that it was judged on the book's numbers;
@@ -2037,6 +2061,7 @@ def run_command(args) -> int:
     if args.command == "grade":
         subs = [p.resolve() for p in submissions(args.folder)]
         seeds = roster_seeds(subs, args.roster) if args.roster else None
+        ids = [r["id"].strip() for r in read_roster(args.roster)] if seeds else None
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
         if not zip_path.exists():
             build = f"python -m tools.assignments build {args.chapter}"
@@ -2064,15 +2089,14 @@ def run_command(args) -> int:
             seeds,
             private,
             handed,
+            ids,
         )
-        if args.roster:
-            flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
-            if n := flag_unseeded(rows, read_roster(args.roster)):
-                print(f"roster students without a variant seed: {n}, judged on the"
-                      " book's numbers (the roster `distribute` wrote?)")  # fmt: skip
+        if args.roster and (n := flag_unseeded(rows, read_roster(args.roster))):
+            print(f"roster students without a variant seed: {n}, judged on the"
+                  " book's numbers (the roster `distribute` wrote?)")  # fmt: skip
         write_table(rows, graded / "scores.csv")
         for old in [*graded.glob("feedback/*.md"), *graded.glob("log/*.log")]:
-            if old.stem not in {s.stem for s in subs}:  # of a notebook removed since
+            if old.stem not in feedback_names(subs).values():  # of one removed since
                 old.unlink()
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
