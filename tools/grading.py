@@ -868,7 +868,7 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
 
 
-# What a cell's key missing or of the wrong form becomes (attachments: dropped).
+# What a cell's key missing or of the wrong form becomes (an id: a new one).
 CELL_DEFAULTS = {"metadata": {}, "source": "", "outputs": [], "execution_count": None}
 
 
@@ -894,14 +894,10 @@ def repaired(nb) -> str:
         kind = "the notebook" if at is None else f"{owner.get('cell_type')} cells"
         if path[2:3] == ["outputs"]:
             owner["outputs"], what, where = [], "dropped the outputs of code cells", at
-        elif "metadata" in path:
-            key = path[path.index("metadata") + 1 :][:1]
-            if key:
-                owner["metadata"].pop(key[0], None)
-            else:
-                owner["metadata"] = from_dict({})
-            what = f"dropped metadata {key[0]}" if key else "emptied the metadata"
-            what, where = f"{what} of {kind}", (at, *key)
+        elif "metadata" in path[:-1]:  # an entry (metadata not a dict: not read)
+            key = path[path.index("metadata") + 1]
+            owner["metadata"].pop(key, None)
+            what, where = f"dropped metadata {key} of {kind}", (at, key)
         elif e.validator == "additionalProperties" and len(path) in (0, 2):
             extra = sorted(set(owner) - set(e.schema.get("properties", ())))
             for key in extra:
@@ -910,16 +906,12 @@ def repaired(nb) -> str:
             return bool(extra)
         elif at is not None and len(path) <= 3:  # a key missing or of the wrong form
             keys = path[2:] or [k for k in e.validator_value if k not in owner]
-            if not keys or not set(keys) <= {*CELL_DEFAULTS, "id", "attachments"}:
+            if not keys or not set(keys) <= {*CELL_DEFAULTS, "id"}:
                 return False
             for key in keys:
                 verb = "replaced" if key in owner else "added"
-                if key == "attachments":
-                    verb = "dropped"
-                    owner.pop(key)
-                else:
-                    new = new_code_cell().id if key == "id" else CELL_DEFAULTS[key]
-                    owner[key] = from_dict(new)
+                new = new_code_cell().id if key == "id" else CELL_DEFAULTS[key]
+                owner[key] = from_dict(new)
                 done.setdefault(f"{verb} {key} of {kind}", set()).add(at)
             return True
         else:
