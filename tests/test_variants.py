@@ -316,15 +316,17 @@ def test_ids_are_file_names_and_compared_composed(tmp_path):
 def test_grade_names_the_notebooks_it_does_not_read(
     tmp_path, tiny_builds, monkeypatch, capsys
 ):
-    """Notebooks in a subfolder (Moodle's and Gradescope's downloads) or ending in
-    `.IPYNB` are named in one line, not skipped without a word; Jupyter's
-    checkpoints and `graded/` are not."""
+    """Notebooks and zips in a subfolder (Moodle's and Gradescope's downloads) or
+    ending in `.IPYNB` or `.ZIP` are named in one line, not skipped without a word;
+    Jupyter's checkpoints and `graded/` are not."""
     monkeypatch.setattr(grading, "OUT", tiny_builds)
     subs = tmp_path / "subs"
     for name in (
         "ann.ipynb",
         "Bo Smith_123/bo.ipynb",
+        "Bo Smith_123/bo.zip",
         "CY.IPYNB",
+        "DAN.ZIP",
         ".ipynb_checkpoints/ann-checkpoint.ipynb",
         "graded/x.ipynb",
     ):
@@ -332,21 +334,31 @@ def test_grade_names_the_notebooks_it_does_not_read(
         (subs / name).write_text('{"cells": [')  # truncated: graded at once
     assert grading.main(["grade", "tiny", str(subs), "--jobs", "1"]) == 0
     out = capsys.readouterr().out
-    said = "not read: 2 notebooks in a subfolder or not ending in .ipynb"
-    assert f"{said} (Bo Smith_123/bo.ipynb, CY.IPYNB)" in out, out
+    said = "not read: 4 notebooks or zips in a subfolder or not ending in .ipynb or"
+    said += " .zip (Bo Smith_123/bo.ipynb, Bo Smith_123/bo.zip, CY.IPYNB, DAN.ZIP)"
+    assert said in out, out
     assert "graded 1 submissions" in out
 
 
 def test_several_submissions_of_one_student(tmp_path):
     """Two notebooks of one student: the grade table says so on both rows, and merge
-    names them in the note instead of a silent "no submission" and 0 points."""
+    names them in the note instead of a silent "no submission" and 0 points. Without
+    a roster, a notebook and a zip of one name are one student's; their feedback
+    and logs are named by the whole file name, not one overwriting the other."""
     rows = [
         {"submission": f"{s}.ipynb", "status": "ok", "reason": "", "q": p, "total": p}
         for s, p in (("s1_v1", 1.0), ("s1_v2", 2.0), ("s2", 3.0))
     ]
-    grading.flag_several(rows, ["s1", "s2"])
-    assert [bool(r["reason"]) for r in rows] == [True, True, False]
-    assert "several submissions of s1 (s1_v1.ipynb, s1_v2.ipynb)" in rows[0]["reason"]
+    notes = grading.several([Path(r["submission"]) for r in rows], ["s1", "s2"])
+    said = "several submissions of s1 (s1_v1.ipynb, s1_v2.ipynb): keep one"
+    assert notes == {Path("s1_v1.ipynb"): said, Path("s1_v2.ipynb"): said}
+    for r in rows[:2]:
+        r["reason"] = said
+    subs = [Path("s1.ipynb"), Path("s1.zip"), Path("s1_v2.ipynb")]
+    said = "several submissions of s1 (s1.ipynb, s1.zip): keep one"
+    assert grading.several(subs) == dict.fromkeys(subs[:2], said)
+    names = grading.feedback_names(subs)
+    assert list(names.values()) == ["s1.ipynb", "s1.zip", "s1_v2"]
     grading.write_table(rows, tmp_path / "scores.csv")
     (tmp_path / "roster.csv").write_text("id,name\ns1,A\ns2,B\n")
     grades = grading.merge(
@@ -625,11 +637,30 @@ def test_a_kernel_that_dies_in_the_checks_is_an_error(tmp_path, tiny_builds):
     assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
 
 
+@pytest.mark.skipif(not grading.can_sandbox(), reason="its /tmp is the machine's")
+def test_a_notebook_that_fills_its_scratch_space_is_an_error(tmp_path, tiny_builds):
+    """A notebook that fills the sandbox's 1 GB /tmp (and swallows the error) makes
+    the row an `error` that says so, not zeros for answers that could not be read
+    back, and the row is not cached."""
+    fill = "try:\n    with open('/tmp/big', 'wb') as f:\n        while True:\n"
+    fill += "            f.write(b'x' * 2**24)\nexcept OSError:\n    pass"
+    ann = _tiny_with(tmp_path, fill, None)
+    zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
+    (row,) = grading.grade(zipped, [ann], jobs=1,
+                           out=tmp_path / "graded")  # fmt: skip
+    assert (row["status"], row["reason"]) == ("error", grading.FULL), row
+    assert "filled its scratch space (1 GB)" in grading.FULL
+    assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
+
+
 def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
-    """A notebook that fails nbformat's schema for a detail Jupyter and otter open with
-    a warning (nbformat 4.4 with cell ids, as some editors save it; a markdown cell
-    with outputs) is repaired and graded, and its row says what was repaired; a file
-    that is no notebook stays `invalid`."""
+    """A notebook that fails nbformat's schema but that Jupyter and otter open with a
+    warning is repaired by the schema's errors and graded, and its row says what was
+    repaired: nbformat 4.4 with cell ids (as some editors save it), a markdown cell
+    with outputs, and at once a key of the notebook's, a kernelspec without its
+    display name, an output without its stream's name, an execution count as text
+    and a cell's metadata of the wrong form; a file that is no notebook stays
+    `invalid`."""
     data = json.loads(TINY.read_text())
     for c in data["cells"]:
         c.setdefault("id", f"c{data['cells'].index(c)}")
@@ -637,17 +668,29 @@ def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     md_out = json.loads(json.dumps(data))
     for c in md_out["cells"]:
         c.setdefault("outputs", []), c.setdefault("execution_count", None)
-    (tmp_path / "v44.ipynb").write_text(json.dumps(v44))
-    (tmp_path / "mdout.ipynb").write_text(json.dumps(md_out))
+    odd = json.loads(json.dumps(data))
+    odd["metadata"]["kernelspec"] = {"name": "python3"}
+    odd["saved_by"] = "an editor"
+    code = next(c for c in odd["cells"] if c["cell_type"] == "code")
+    code.update(execution_count="1", outputs=[{"output_type": "stream", "text": "6"}])
+    code["metadata"]["collapsed"] = "no"
+    for name, nb in (("v44", v44), ("mdout", md_out), ("odd", odd)):
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
     (tmp_path / "zz.ipynb").write_text('{"cells": [')
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
-    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "zz")]
-    v44_row, md_row, bad = grading.grade(zipped, subs, jobs=1)
-    assert (v44_row["status"], v44_row["total"]) == ("ok", 1), v44_row
-    assert v44_row["reason"].startswith("repaired: nbformat_minor set to 5"), v44_row
-    assert (md_row["status"], md_row["total"]) == ("ok", 1), md_row
-    said = "repaired: dropped execution_count of markdown cells (4); dropped outputs"
-    assert md_row["reason"].startswith(said), md_row
+    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "odd", "zz")]
+    *rows, bad = grading.grade(zipped, subs, jobs=1)
+    said = [
+        "dropped id of code cells (2); dropped id of markdown cells (4)",
+        "dropped execution_count of markdown cells (4); dropped outputs of markdown"
+        " cells (4)",
+        "dropped metadata collapsed of code cells (1); dropped metadata kernelspec of"
+        " the notebook (1); dropped saved_by of the notebook (1); dropped the outputs"
+        " of code cells (1); replaced execution_count of code cells (1)",
+    ]
+    for row, what in zip(rows, said, strict=True):
+        assert (row["status"], row["total"]) == ("ok", 1), row
+        assert row["reason"] == "repaired: " + what, row
     assert bad["status"] == "invalid", bad
 
 
@@ -703,11 +746,14 @@ def test_grade_takes_the_zip_of_the_export_cell(
     )
     log = (graded / "log" / "bob_tiny_2026_11_27T08_07_54_232257.log").read_text()
     assert "graded tiny.ipynb from bob_tiny_2026_11_27T08_07_54_232257.zip" in log
-    for name in ("fay.ipynb", "fay.zip"):
+    several = "several submissions of fay (fay.ipynb, fay.zip): keep one"
+    for name in ("fay.ipynb", "fay.zip"):  # a feedback and a log each, that say so
         assert table[name]["total"] == "1.0", name
-        assert (
-            "several submissions of fay (fay.ipynb, fay.zip)" in table[name]["reason"]
-        )
+        assert several in table[name]["reason"]
+        for kept in (f"feedback/{name}.md", f"log/{name}.log"):
+            assert (graded / kept).read_text().count(several) == 1, kept
+    assert "graded tiny.ipynb from fay.zip" in (graded / "log/fay.zip.log").read_text()
+    assert not (graded / "feedback/fay.md").exists()
     said = {
         "cy.zip": "a zip with no notebook",
         "dan_tiny.zip": "a zip with a path outside its folder ('../dan_tiny.ipynb')",
@@ -740,6 +786,17 @@ def test_grade_takes_the_zip_of_the_export_cell(
     (tmp_path / "odd.zip").write_bytes(bytes(odd))
     with pytest.raises(grading.NotASubmission, match="NotImplementedError"):
         grading.notebook_of(tmp_path / "odd.zip")
+    # A colon in a name is no path out of the folder; a drive letter or a root is.
+    for name, out in (("hw4: final/tiny.ipynb", False), ("tiny 10:15.ipynb", False),
+                      ("C:/Users/tiny.ipynb", True), ("c:tiny.ipynb", True),
+                      ("\\\\server\\tiny.ipynb", True)):  # fmt: skip
+        with zipfile.ZipFile(tmp_path / "colon.zip", "w") as zf:
+            zf.writestr(name, book)
+        if out:
+            with pytest.raises(grading.NotASubmission, match="outside its folder"):
+                grading.notebook_of(tmp_path / "colon.zip")
+        else:
+            assert grading.notebook_of(tmp_path / "colon.zip") == (name, book)
 
 
 def test_a_fix_to_the_judge_regrades(tmp_path, tiny_builds, monkeypatch):

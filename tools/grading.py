@@ -76,6 +76,7 @@ STATUSES = ("ok", "timeout", "error", "invalid", "unknown-student")
 NO_ROSTER = "no roster: graded on the book's numbers (seed 0)"
 NO_SEED = "no seed in the roster: judged on the book's numbers"
 NOT_ANSWERED = "not answered yet"
+FULL = "the notebook filled its scratch space (1 GB): its answers could not be read"
 BLOCKED = ": build it yourself"  # ends the message of a blocked call (`blocking`)
 # What a public check says when it passes: it tests the form, not the answer.
 FORM_OK = "form OK - the score comes from hidden checks after submission"
@@ -184,6 +185,10 @@ def send(**message):
     reply_to.write(json.dumps(message) + "\n")
     reply_to.flush()
 
+def full():  # the scratch space (the sandbox's /tmp) filled: no reply can be written
+    st = os.statvfs(".")
+    return st.f_bavail * st.f_frsize < 2**20 or st.f_favail == 0
+
 nb = nbformat.read("submission.ipynb", as_version=4)
 # Unix sockets, not TCP: the sandbox has no network, not even a loopback.
 ipc = os.path.abspath("kernel")
@@ -256,10 +261,11 @@ with client.setup_kernel():
             cell.outputs = []
     except Exception as exc:
         pass_on()
-        send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300])
+        send(event="dead", cell=k, error=f"{type(exc).__name__}: {exc}"[:300],
+             full=full())
         raise SystemExit(1)
     pass_on()
-    send(event="done", errors=errors)
+    send(event="done", errors=errors, full=full())
     reply = os.path.join(os.getcwd(), ".reply")
     ask = nbformat.v4.new_code_cell(
         f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
@@ -865,41 +871,72 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
 
 
-# The keys of a cell in nbformat 4.5 (`id` from 4.5 on).
-CELL_KEYS = {
-    "code": {"id", "cell_type", "metadata", "source", "outputs", "execution_count"},
-    "markdown": {"id", "cell_type", "metadata", "source", "attachments"},
-    "raw": {"id", "cell_type", "metadata", "source", "attachments"},
-}
+# What a cell's key missing or of the wrong form becomes (an id: a new one).
+CELL_DEFAULTS = {"metadata": {}, "source": "", "outputs": [], "execution_count": None}
 
 
 def repaired(nb) -> str:
-    """Make a notebook that fails nbformat's schema for a detail valid, in place, as
-    Jupyter opens it (with a warning): cell ids in a notebook of nbformat 4.4 or
-    older (as some editors save it) make it 4.5, a cell's keys its type does not
-    allow are dropped (outputs of a markdown cell). What was done, or "" when the
-    notebook was valid; one that stays invalid is left to `nbformat.validate`."""
-    import nbformat
+    """Make a notebook that nbformat's schema rejects but Jupyter opens (with a
+    warning) valid, in place, by the schema's own errors: a key it does not allow is
+    dropped (outputs of a markdown cell, cell ids in nbformat 4.4, a key of the
+    notebook), so is a metadata entry of the wrong form (a kernelspec without its
+    name) and a cell's invalid outputs (grading runs the cell again); a cell's key
+    missing or of the wrong form is added afresh. What was done, or "" when the notebook
+    was valid; one the schema still rejects is left to `nbformat.validate`."""
+    from nbformat import from_dict
+    from nbformat.v4 import new_code_cell
+    from nbformat.validator import get_validator
 
-    try:
-        nbformat.validate(nb)
-        return ""
-    except nbformat.ValidationError:
-        pass
-    said, dropped = [], {}
-    if nb.get("nbformat_minor", 5) < 5 and any("id" in c for c in nb.cells):
-        nb.nbformat_minor = 5
-        for c in nb.cells:
-            c.setdefault("id", nbformat.v4.new_code_cell().id)
-        said.append("nbformat_minor set to 5 (its cells carry ids)")
-    for c in nb.cells:
-        for key in sorted(set(c) - CELL_KEYS.get(c.get("cell_type"), set(c))):
-            c.pop(key)
-            dropped.setdefault(f"{key} of {c.cell_type} cells", []).append(c)
-        if c.get("cell_type") == "code":
-            c.setdefault("outputs", []), c.setdefault("execution_count", None)
-    said += [f"dropped {what} ({len(cs)})" for what, cs in dropped.items()]
-    return "; ".join(said)
+    check = get_validator(4, nb.get("nbformat_minor", 5), name="jsonschema")
+    done: dict[str, set] = {}  # what was done -> where (cells, entries)
+
+    def repair(e) -> bool:  # one error of the schema's; False: not repaired
+        path = list(e.absolute_path)
+        at = path[1] if path[:1] == ["cells"] and len(path) > 1 else None
+        owner = nb if at is None else nb.cells[at]
+        kind = "the notebook" if at is None else f"{owner.get('cell_type')} cells"
+        if path[2:3] == ["outputs"]:
+            owner["outputs"], what, where = [], "dropped the outputs of code cells", at
+        elif "metadata" in path[:-1]:  # an entry (metadata not a dict: not read)
+            key = path[path.index("metadata") + 1]
+            owner["metadata"].pop(key, None)
+            what, where = f"dropped metadata {key} of {kind}", (at, key)
+        elif e.validator == "additionalProperties" and len(path) in (0, 2):
+            extra = sorted(set(owner) - set(e.schema.get("properties", ())))
+            for key in extra:
+                owner.pop(key)
+                done.setdefault(f"dropped {key} of {kind}", set()).add(at)
+            return bool(extra)
+        elif at is not None and len(path) <= 3:  # a key missing or of the wrong form
+            keys = path[2:] or [k for k in e.validator_value if k not in owner]
+            if not keys or not set(keys) <= {*CELL_DEFAULTS, "id"}:
+                return False
+            for key in keys:
+                verb = "replaced" if key in owner else "added"
+                new = new_code_cell().id if key == "id" else CELL_DEFAULTS[key]
+                owner[key] = from_dict(new)
+                done.setdefault(f"{verb} {key} of {kind}", set()).add(at)
+            return True
+        else:
+            return False
+        done.setdefault(what, set()).add(where)
+        return True
+
+    for _ in range(10):  # a repair may uncover another error
+        errors = []
+        for e in check.iter_errors(nb) if check else ():
+            path = list(e.absolute_path)
+            if e.validator == "oneOf" and len(path) == 2 and path[0] == "cells":
+                # a cell that fits no cell schema: the errors of its own type's
+                refs = [s.get("$ref") for s in e.schema["oneOf"]]
+                own = f"#/definitions/{nb.cells[path[1]].get('cell_type')}_cell"
+                k = refs.index(own) if own in refs else None
+                errors += [c for c in e.context if c.schema_path[0] == k]
+            else:
+                errors.append(e)
+        if not any([repair(e) for e in errors]):
+            break
+    return "; ".join(f"{what} ({len(done[what])})" for what in sorted(done))
 
 
 def judge(
@@ -941,6 +978,8 @@ def judge(
     try:
         first = json.loads(proc.stdout.readline() or '{"event": "dead"}')
         log += first.get("errors", [])
+        if first.get("full"):  # the answers cannot be read back: not cached
+            return {**result, "status": "error", "reason": FULL}
         if first["event"] == "dead":
             where = " before the first cell"
             if "cell" in first:
@@ -1231,9 +1270,10 @@ def notebook_of(submission: Path) -> tuple[str, bytes]:
     try:
         with zipfile.ZipFile(submission) as zf:
             infos = zf.infolist()
-            for info in infos:
-                parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-                if parts[:1] == ("/",) or ".." in parts or ":" in (parts or ("",))[0]:
+            for info in infos:  # an absolute path, a drive letter or `..`: out
+                path = PurePosixPath(info.filename.replace("\\", "/"))
+                drive = re.match(r"[A-Za-z]:", info.filename)
+                if path.is_absolute() or drive or ".." in path.parts:
                     raise NotASubmission(
                         f"a zip with a path outside its folder ({info.filename!r}):"
                         " not read"
@@ -1310,17 +1350,20 @@ def grade(
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
     handed=None,
+    ids: list[str] | None = None,
 ) -> list[dict]:
     """Grade notebooks, `jobs` at a time (0: one per core): one row per submission,
     in the order given. With `out`, also the feedback, the logs and the cache there.
     `seeds`: each submission's variant seed (`roster_seeds`; None: no student of the
     roster, not graded); without, every submission gets the book's numbers (seed 0).
     `handed`: the data cells handed out for a seed (`handed_cells`), to say where a
-    notebook's differ (`changed_data`).
+    notebook's differ (`changed_data`). `ids`: the roster's, to say which
+    submissions are one student's (`several`).
     """
     z = Path(autograder_zip)
     work = {z: (list(submissions), out)}
-    return grade_many(work, jobs, timeout, fresh, seeds, private, {z: handed})[z]
+    handed = {z: handed}
+    return grade_many(work, jobs, timeout, fresh, seeds, private, handed, ids)[z]
 
 
 def grade_many(
@@ -1331,10 +1374,11 @@ def grade_many(
     seeds: dict[Path, int | None] | None = None,
     private: tuple[Path, ...] = (),
     handed: dict | None = None,
+    ids: list[str] | None = None,
 ) -> dict[Path, list[dict]]:
     """Several assignments in one pool: autograder zip -> (submissions, out); the
     files `private` (the roster) hidden from the notebooks too; `handed`: autograder
-    zip -> its `handed_cells`, with `seeds`."""
+    zip -> its `handed_cells`, with `seeds`; `ids`: as for `grade`."""
     jobs = jobs or int(os.environ.get("ATTNSIG_GRADE_JOBS", 0)) or os.cpu_count() or 1
     folders = {Path(s).parent for subs, _ in work.values() for s in subs}
     folders |= {Path(z).parent for z in work} | {o for _, o in work.values() if o}
@@ -1346,8 +1390,7 @@ def grade_many(
         cells = (handed or {}).get(autograder_zip)
         if cells and seeds is not None and result["status"] == "ok":
             if note := changed_data(sub, cells(result["seed"]), result["seed"]):
-                result = {**result, "note": note, "log": [note, *result["log"]]}
-                result["reason"] = "; ".join(filter(None, [result["reason"], note]))
+                result = noted(result, note)
         return result
 
     def graded(task: tuple[Path, Path, Path | None]) -> dict:
@@ -1379,13 +1422,49 @@ def grade_many(
         sources = read_checks(z)
         checks = {n: load_check(s, n)["possible"] for n, s in sources.items()}
         rows = tables[z] = []
+        notes, names = several(subs, ids), feedback_names(subs)
         for sub in subs:
-            rows.append(row_of(Path(sub).name, results[z, sub], checks))
+            result = results[z, sub]
+            result = noted(result, notes[sub]) if sub in notes else result
+            rows.append(row_of(Path(sub).name, result, checks))
             rows[-1]["seed"] = rows[-1]["seed"] if varied[z] else ""  # nothing varies
             if out:
-                result, stem = results[z, sub], Path(sub).stem
-                write_feedback(stem, result, rows[-1], checks, out, varied[z])
+                write_feedback(names[sub], result, rows[-1], checks, out, varied[z])
     return tables
+
+
+def noted(result: dict, note: str) -> dict:
+    """The result with `note` said in its row's reason, its feedback and its log."""
+    result = {**result, "log": [note, *result["log"]]}
+    for key in "note", "reason":
+        result[key] = "; ".join(filter(None, [result.get(key), note]))
+    return result
+
+
+def several(subs: list[Path], ids: list[str] | None = None) -> dict[Path, str]:
+    """For each submission of a student who handed in several, a line naming them:
+    each is graded, and `merge` counts none until one is kept. A student is the
+    roster id the file name starts with (`student_of`), without a roster the file
+    name's stem (`s1.ipynb` and `s1.zip`)."""
+    by: dict[str | None, list[Path]] = {}
+    for sub in subs:
+        stem = Path(sub).stem
+        by.setdefault(stem if ids is None else student_of(stem, ids), []).append(sub)
+    notes = {}
+    for sid, found in by.items():
+        said = ", ".join(Path(s).name for s in found)
+        for sub in found if sid is not None and len(found) > 1 else ():
+            notes[sub] = f"several submissions of {sid} ({said}): keep one"
+    return notes
+
+
+def feedback_names(subs: list[Path]) -> dict[Path, str]:
+    """The name of each submission's feedback and log: its file name's stem, or the
+    whole file name where another submission has the same stem (`s1.ipynb`,
+    `s1.zip`), so that neither overwrites the other."""
+    stems = [Path(s).stem for s in subs]
+    return {s: Path(s).name if stems.count(Path(s).stem) > 1 else Path(s).stem
+            for s in subs}  # fmt: skip
 
 
 def handed_cells(chapter: Path):
@@ -1452,7 +1531,7 @@ def write_feedback(stem, result: dict, row: dict, checks, out: Path, varied=True
         lines[-1] += f" Judged on {numbers} (variant {seed})."
     if result["status"] != "ok":
         lines += ["", f"**Not graded normally** ({result['status']}): {row['reason']}"]
-    if result.get("note"):
+    elif result.get("note"):  # else in the reason
         lines += ["", f"Note: {result['note']}."]
     lines += ["", "| question | points | what to look at |", "| --- | --- | --- |"]
     for q, possible in checks.items():
@@ -1917,21 +1996,6 @@ def student_of(stem: str, ids: list[str]) -> str | None:
     return max(fits, key=len) if fits else None
 
 
-def flag_several(rows: list[dict], ids: list[str]) -> None:
-    """Say in the reason of each row of a student who handed in several notebooks
-    which ones they are: `merge` counts none of them until one is kept."""
-    by = {}
-    for r in rows:
-        by.setdefault(student_of(Path(r["submission"]).stem, ids), []).append(r)
-    for sid, found in by.items():
-        if sid is None or len(found) < 2:
-            continue
-        said = ", ".join(r["submission"] for r in found)
-        said = f"several submissions of {sid} ({said}): keep one"
-        for r in found:
-            r["reason"] = "; ".join(filter(None, [r["reason"], said]))
-
-
 def flag_unseeded(rows: list[dict], students: list[dict]) -> int:
     """In a chapter with variants (its rows carry seeds), say in the reason of each
     row of a roster student without a seed that it was judged on the book's numbers;
@@ -2007,28 +2071,30 @@ def add_commands(sub) -> None:
 
 
 def not_read(folder: Path) -> list[Path]:
-    """The notebooks in `folder` that `grade` and `rubric` do not read: in a subfolder
-    (as Moodle's and Gradescope's downloads keep them) or ending in `.IPYNB` or
-    another case; not those in `graded/` or a hidden folder (.ipynb_checkpoints)."""
+    """The notebooks and zips in `folder` that `grade` and `rubric` do not read: in a
+    subfolder (as Moodle's and Gradescope's downloads keep them) or ending in `.IPYNB`,
+    `.ZIP` or another case; not those in `graded/` or a hidden folder
+    (.ipynb_checkpoints)."""
     found = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
-        if p.suffix.lower() != ".ipynb" or rel.parts[0] == "graded":
+        if p.suffix.lower() not in (".ipynb", ".zip") or rel.parts[0] == "graded":
             continue
         if any(part.startswith(".") for part in rel.parts[:-1]) or not p.is_file():
             continue
-        if len(rel.parts) > 1 or p.suffix != ".ipynb":
+        if len(rel.parts) > 1 or p.suffix not in (".ipynb", ".zip"):
             found.append(rel)
     return found
 
 
 def say_not_read(folder: Path) -> None:
-    """One line naming the notebooks of `folder` not read (`not_read`), if any."""
+    """One line naming the files of `folder` not read (`not_read`), if any."""
     if found := not_read(folder):
         names = ", ".join(map(str, found[:5])) + ", ..." * (len(found) > 5)
         print(
-            f"not read: {len(found)} notebooks in a subfolder or not ending in"
-            f" .ipynb ({names}); move them into {folder} as <id>.ipynb"
+            f"not read: {len(found)} notebooks or zips in a subfolder or not ending in"
+            f" .ipynb or .zip ({names}); move them into {folder} as <id>.ipynb or"
+            " <id>.zip"
         )
 
 
@@ -2040,6 +2106,7 @@ def run_command(args) -> int:
     if args.command == "grade":
         subs = [p.resolve() for p in submissions(args.folder)]
         seeds = roster_seeds(subs, args.roster) if args.roster else None
+        ids = [r["id"].strip() for r in read_roster(args.roster)] if seeds else None
         zip_path = OUT / args.chapter / "autograder" / "autograder.zip"
         if not zip_path.exists():
             build = f"python -m tools.assignments build {args.chapter}"
@@ -2067,15 +2134,14 @@ def run_command(args) -> int:
             seeds,
             private,
             handed,
+            ids,
         )
-        if args.roster:
-            flag_several(rows, [r["id"].strip() for r in read_roster(args.roster)])
-            if n := flag_unseeded(rows, read_roster(args.roster)):
-                print(f"roster students without a variant seed: {n}, judged on the"
-                      " book's numbers (the roster `distribute` wrote?)")  # fmt: skip
+        if args.roster and (n := flag_unseeded(rows, read_roster(args.roster))):
+            print(f"roster students without a variant seed: {n}, judged on the"
+                  " book's numbers (the roster `distribute` wrote?)")  # fmt: skip
         write_table(rows, graded / "scores.csv")
         for old in [*graded.glob("feedback/*.md"), *graded.glob("log/*.log")]:
-            if old.stem not in {s.stem for s in subs}:  # of a notebook removed since
+            if old.stem not in feedback_names(subs).values():  # of one removed since
                 old.unlink()
         bad = sum(r["status"] != "ok" for r in rows)
         print(f"graded {len(rows)} submissions ({bad} not ok) -> {graded}")
