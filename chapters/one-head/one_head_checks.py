@@ -8,6 +8,23 @@ QUESTIONS: dict[str, dict] = {}
 VARIANTS: dict[str, dict] = {}
 
 
+# Every public function of attnsig.bounds and attnsig.constructions. Each answers the
+# copy and average questions in a call or two (a construction's norm is the gap, a
+# worst-case length with eps / (1 - eps) is twice it, an outside weight inverted by a
+# root finder), and the book's solutions use none of them: all are blocked there.
+BOUNDS_AND_CONSTRUCTIONS = [
+    f"attnsig.{module}.{name}"
+    for module, names in {
+        "bounds": "outside_weight subset_gap copy_gap noisy_weights "
+        "copy_worst_case_length average_min_length head_scale_needed "
+        "min_scale_along min_query_norm",
+        "constructions": "query_for_scores copy_query_by_gap average_query_by_gap "
+        "copy_query average_query noisy_average_query two_head_queries",
+    }.items()
+    for name in names.split()
+]
+
+
 # --- ex-onehead-copy
 
 
@@ -74,13 +91,7 @@ QUESTIONS["ex-onehead-copy"] = {
     "fixed": (
         "the answer is a function of any n_keys and eps; the statement gives no numbers"
     ),
-    "builds": [
-        "attnsig.bounds.copy_gap",
-        "attnsig.bounds.subset_gap",
-        "attnsig.constructions.copy_query_by_gap",  # its query's norm is the gap
-        "attnsig.bounds.min_scale_along",  # along k_j with threshold 1 - eps: the gap
-        "attnsig.bounds.outside_weight",  # the worst case: a root finder inverts it
-    ],
+    "builds": BOUNDS_AND_CONSTRUCTIONS,
     "describe": (
         "smallest_gap(n_keys, eps): the smallest gap Delta (part 2) for n_keys "
         "keys and\n"
@@ -317,9 +328,9 @@ def onehead_average_weights(q_eps, variant):
 
 
 def onehead_average_wrong_copying_one(a, eps, means, n):
-    from attnsig import bounds
+    import math
 
-    q_eps = bounds.copy_gap(n, eps) * means[a]
+    q_eps = math.log((n - 1) * (1 - eps) / eps) * means[a]
     return {"q_eps": q_eps}
 
 
@@ -331,9 +342,9 @@ def onehead_average_wrong_factor_2(a, b, eps, means, n):
 
 
 def onehead_average_wrong_the_copy(a, b, eps, means, n):
-    from attnsig import bounds
+    import math
 
-    q_eps = bounds.copy_gap(n, eps) * (means[a] + means[b])
+    q_eps = math.log((n - 1) * (1 - eps) / eps) * (means[a] + means[b])
     return {"q_eps": q_eps}
 
 
@@ -341,15 +352,7 @@ QUESTIONS["ex-onehead-average"] = {
     "points": 3,
     "answer": ["q_eps"],
     "variant": "onehead-bed",
-    "builds": [
-        "attnsig.constructions.average_query_by_gap",
-        "attnsig.constructions.average_query",
-        "attnsig.bounds.subset_gap",
-        "attnsig.bounds.min_scale_along",  # along k_a + k_b: the scale of q_eps
-        # with n - 1 keys, 2 eps / (1 - eps) for its eps and c = 1: the scale of q_eps
-        "attnsig.bounds.head_scale_needed",
-        "attnsig.bounds.outside_weight",  # with m = 2, inverted by a root finder
-    ],
+    "builds": BOUNDS_AND_CONSTRUCTIONS,
     "builds_in_cells": True,
     "describe": (
         "q_eps: on your test bed (keys `means`, values `values`, a and b of your "

@@ -8,6 +8,23 @@ QUESTIONS: dict[str, dict] = {}
 VARIANTS: dict[str, dict] = {}
 
 
+# Every public function of attnsig.bounds and attnsig.constructions. Each answers the
+# copy and average questions in a call or two (a construction's norm is the gap, a
+# worst-case length with eps / (1 - eps) is twice it, an outside weight inverted by a
+# root finder), and the book's solutions use none of them: all are blocked there.
+BOUNDS_AND_CONSTRUCTIONS = [
+    f"attnsig.{module}.{name}"
+    for module, names in {
+        "bounds": "outside_weight subset_gap copy_gap noisy_weights "
+        "copy_worst_case_length average_min_length head_scale_needed "
+        "min_scale_along min_query_norm",
+        "constructions": "query_for_scores copy_query_by_gap average_query_by_gap "
+        "copy_query average_query noisy_average_query two_head_queries",
+    }.items()
+    for name in names.split()
+]
+
+
 # --- ex-a5-copy
 
 
@@ -102,15 +119,7 @@ QUESTIONS["ex-a5-copy"] = {
     "points": 1,
     "answer": ["copy_gap"],
     "variant": "a5-copy",
-    "builds": [
-        "attnsig.bounds.copy_gap",
-        "attnsig.bounds.subset_gap",
-        "attnsig.constructions.copy_query_by_gap",  # its query's norm is the gap
-        "attnsig.bounds.min_scale_along",  # along k_j with threshold 1 - eps: the gap
-        # with eps / (1 - eps) for its eps and c = 1: the gap (every drawn eps < 1/2)
-        "attnsig.bounds.head_scale_needed",
-        "attnsig.bounds.outside_weight",  # the worst case: a root finder inverts it
-    ],
+    "builds": BOUNDS_AND_CONSTRUCTIONS,
     "builds_in_cells": True,
     "describe": (
         "copy_gap: the smallest score gap Delta for which n_copy keys give the "

@@ -330,23 +330,30 @@ MISTAKES = {"ex-a5-noisy-large": [one_head_sigma_2_as_sd, one_head_unit_variance
 
 def _notebook_names(variant):
     """The notebook's names an answer cell of ex-a5-copy may read: the student's n and
-    eps, the package's bounds and SciPy's root finder."""
+    eps, NumPy, the package's bounds and constructions and SciPy's root finder."""
+    import numpy as np
     from scipy.optimize import brentq
 
-    from attnsig import bounds
+    from attnsig import bounds, constructions
 
-    return {**variant, "bounds": bounds, "brentq": brentq}
+    return {**variant, "np": np, "bounds": bounds, "constructions": constructions,
+            "brentq": brentq}  # fmt: skip
 
 
 # Answer cells that call the package where the question asks to build it: unblocked
 # they earn full marks, in the graded run they score 0 (tests/test_builds.py). The
-# outside weight is the worst case the question derives; a root finder inverts it.
+# outside weight is the worst case the question derives (a root finder inverts it); a
+# worst-case length with eps / (1 - eps) is twice the gap; a construction's norm is it.
 PACKAGE = {
     "ex-a5-copy": (
         _notebook_names,
         [
             "copy_gap = brentq("
             "lambda g: bounds.outside_weight(g, n_copy) - eps_copy, 0, 60)",
+            "copy_gap = bounds.copy_worst_case_length("
+            "n_copy, eps_copy / (1 - eps_copy)) / 2",
+            "copy_gap = float(np.linalg.norm("
+            "constructions.copy_query_by_gap(np.eye(n_copy), 0, eps_copy)))",
         ],
     )
 }

@@ -312,12 +312,13 @@ MISTAKES = {
 
 def _notebook_names(variant):
     """The notebook's names an answer cell of ex-onehead-average may read: the test
-    bed, the package's bounds and SciPy's root finder."""
+    bed, the package's bounds and constructions and SciPy's root finder."""
     from scipy.optimize import brentq
 
-    from attnsig import bounds
+    from attnsig import bounds, constructions
 
-    return {**_bed(variant), "bounds": bounds, "brentq": brentq}
+    return {**_bed(variant), "bounds": bounds, "constructions": constructions,
+            "brentq": brentq}  # fmt: skip
 
 
 # Answer cells that call the package where the question asks to build it: unblocked
@@ -329,6 +330,8 @@ PACKAGE = {
         _notebook_names,
         [
             "q_eps = brentq(lambda g: bounds.outside_weight(g, n, 2) - eps, 0, 60)"
+            " * (means[a] + means[b])",
+            "q_eps = bounds.copy_worst_case_length(n - 1, 2 * eps / (1 - eps)) / 2"
             " * (means[a] + means[b])",
         ],
     )
