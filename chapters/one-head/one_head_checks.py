@@ -4,6 +4,8 @@ tools/assignments.py builds the otter assignment from them; its docstring and
 CONTRIBUTING.md describe the format.
 """
 
+import importlib
+
 QUESTIONS: dict[str, dict] = {}
 VARIANTS: dict[str, dict] = {}
 
@@ -13,15 +15,11 @@ VARIANTS: dict[str, dict] = {}
 # worst-case length with eps / (1 - eps) is twice it, an outside weight inverted by a
 # root finder), and the book's solutions use none of them: all are blocked there.
 BOUNDS_AND_CONSTRUCTIONS = [
-    f"attnsig.{module}.{name}"
-    for module, names in {
-        "bounds": "outside_weight subset_gap copy_gap noisy_weights "
-        "copy_worst_case_length average_min_length head_scale_needed "
-        "min_scale_along min_query_norm",
-        "constructions": "query_for_scores copy_query_by_gap average_query_by_gap "
-        "copy_query average_query noisy_average_query two_head_queries",
-    }.items()
-    for name in names.split()
+    f"{module.__name__}.{name}"
+    for module in map(
+        importlib.import_module, ("attnsig.bounds", "attnsig.constructions")
+    )
+    for name in module.__all__
 ]
 
 
