@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools import assignments, grading
+from tools import assignments, grading, questions
 from tools.questions import check_source, load_checks, load_variants, variant_problems
 
 ONLY = {c for c in os.environ.get("ATTNSIG_TEST_CHAPTERS", "").split(",") if c}
@@ -440,8 +440,16 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
         nbformat.write(nb, subs / f"{sid}_tiny.ipynb")
     assert len(set(cells.values())) == 3
     with zipfile.ZipFile(out / "autograder.zip") as zf:
-        carried = json.loads(zf.read("variants.json"))
-    assert carried == {**seeds, "ann@x.org": seeds["ann"]}  # lower case, stripped
+        raw = zf.read("variants.json").decode()
+    carried = json.loads(raw)
+    # ids and emails only as salted hashes (a Gradescope notebook can read the zip),
+    # lower case and stripped before hashing
+    keyed = {**seeds, "ann@x.org": seeds["ann"]}
+    salt = carried["salt"]
+    assert carried["seeds"] == {
+        questions.roster_key(salt, k): v for k, v in keyed.items()
+    }
+    assert not any(k in raw.lower() for k in keyed)
     # The handed-out zip (every check, every student's seed) is recorded, and hidden
     # from the notebooks while grading (a file covered like the roster).
     record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()

@@ -107,6 +107,7 @@ import argparse
 import copy
 import json
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -140,6 +141,7 @@ from tools.questions import (  # noqa: E402, F401 (the tests use them from here)
     is_annotated,
     load_variants,
     questions,
+    roster_key,
     rubric_points,
     variant_problems,
     verdict_of,
@@ -443,7 +445,7 @@ def personalise(nb, variants: dict, seed: int):
 def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[dict]:
     """One student folder per roster student, `out/<id>/` (the student notebook with
     the student's numbers and the public checks), and `out/autograder.zip`: the
-    assignment's zip with `variants.json` (id and email -> seed) for Gradescope.
+    assignment's zip with `variants.json` (hashed id and email -> seed) for Gradescope.
     Seeds missing from the roster are drawn and written back (`grading.assign_seeds`):
     keep it, `grade --roster` reads them.
     """
@@ -458,20 +460,19 @@ def distribute(path: Path, roster: Path, out: Path, builds: Path = OUT) -> list[
     students = grading.assign_seeds(roster)
     variants = load_variants(path)
     handed = nbformat.read(handout, as_version=4)
-    seeds = {}
+    salt, seeds = secrets.token_hex(16), {}
     for student in students:
         sid, seed = student["id"].strip(), int(student["variant"])
         dest = out / sid
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(built / "student", dest)
         nbformat.write(personalise(handed, variants, seed), dest / f"{path.stem}.ipynb")
-        # composed and lower case: the zip's checks match Gradescope's id and email
-        # as `grade` matches ids (`student_of`)
+        # salted hashes: a notebook run on Gradescope can read the zip
         keys = (sid, (student.get("email") or "").strip())
-        seeds.update({grading._nfc(k).lower(): seed for k in keys if k})
+        seeds.update({roster_key(salt, k): seed for k in keys if k})
     shutil.copy(built / "autograder" / "autograder.zip", out / "autograder.zip")
     with zipfile.ZipFile(out / "autograder.zip", "a") as zf:
-        zf.writestr("variants.json", json.dumps(seeds, indent=1))
+        zf.writestr("variants.json", json.dumps({"salt": salt, "seeds": seeds}))
     # `grade` hides every zip handed out (its checks, the roster's ids and seeds)
     with (builds / grading.DISTRIBUTED).open("a") as record:
         record.write(f"{(out / 'autograder.zip').resolve()}\n")

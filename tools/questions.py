@@ -163,20 +163,28 @@ def mistake_cell(function) -> str:
     )
 
 
+def roster_key(salt: str, text) -> str:
+    """How `variants.json` names a student: the SHA-256 of a salt and the id or email,
+    composed (NFC), stripped and in lower case, as `grade` compares ids. Code that a
+    notebook runs on Gradescope can read the zip, so it holds no id or email."""
+    import hashlib
+    import unicodedata
+
+    said = unicodedata.normalize("NFC", str(text or "").strip()).lower()
+    return hashlib.sha256(f"{salt}\0{said}".encode()).hexdigest()
+
+
 # How a hidden check taking `variant` finds the student's seed, in otter's test file:
 # the judge (tools/grading.py) sets ATTNSIG_SEED in the file's globals; under Gradescope
 # the student's id or email (submission_metadata.json) is looked up in variants.json,
-# which `distribute` adds to the autograder zip, compared as `grade` compares ids
-# (composed, NFC, case ignored); else the book's numbers, with a note that a failed
-# check adds to its message.
-SEED_SOURCE = """
+# which `distribute` adds to the autograder zip (`roster_key`: salted hashes, no ids);
+# else the book's numbers, with a note that a failed check adds to its message.
+SEED_SOURCE = (
+    inspect.getsource(roster_key)
+    + """
 def _attnsig_seed():
     import json
     import sys
-    import unicodedata
-
-    def key(text):
-        return unicodedata.normalize("NFC", str(text or "").strip()).lower()
 
     if globals().get("ATTNSIG_SEED") is not None:
         return globals()["ATTNSIG_SEED"], ""
@@ -185,8 +193,9 @@ def _attnsig_seed():
         with open("/autograder/submission_metadata.json") as f:
             users = json.load(f)["users"]
         with open("/autograder/source/variants.json") as f:
-            seeds = {key(k): v for k, v in json.load(f).items()}
-        keys = [key(u.get(k)) for u in users for k in ("sid", "email")]
+            carried = json.load(f)
+        salt, seeds = carried["salt"], carried["seeds"]
+        keys = [roster_key(salt, u.get(k)) for u in users for k in ("sid", "email")]
     except Exception:
         note = book + "no roster seeds here (not Gradescope, or no variants.json)"
     else:
@@ -197,6 +206,7 @@ def _attnsig_seed():
     print("variant: " + note, file=sys.stderr)
     return 0, note
 """
+)
 
 
 def variant_check(function, draw) -> str:
