@@ -501,9 +501,16 @@ QUESTIONS["ex-abh-q3c"] = {
 
 
 def abh_q3d_form(attends_to):
-    assert attends_to is not ... and len(list(attends_to)) == 3, (
-        "one input token per output token"
+    assert attends_to is not ..., "one input token per output token"
+    assert not isinstance(attends_to, (set, frozenset)), (
+        "a list in the order of the outputs (a set has no order)"
     )
+    if isinstance(attends_to, dict):  # output -> input
+        assert sorted(attends_to) == [1, 2, 3], (
+            "a dict: its keys are the outputs 1, 2, 3"
+        )
+        attends_to = [attends_to[k] for k in (1, 2, 3)]
+    assert len(list(attends_to)) == 3, "one input token per output token"
     assert all(int(j) in (1, 2, 3) for j in attends_to), "tokens are numbered 1, 2, 3"
 
 
@@ -527,6 +534,8 @@ def abh_q3d_reading(attends_to, variant):
         1 + max(range(products.cols), key=lambda j, i=i: products[i, j])
         for i in range(products.rows)
     ]
+    if isinstance(attends_to, dict):  # output -> input, as the form check reads it
+        attends_to = [attends_to[k] for k in (1, 2, 3)]
     assert [int(j) for j in attends_to] == expected
 
 
@@ -545,7 +554,8 @@ QUESTIONS["ex-abh-q3d"] = {
     "answer": ["attends_to"],
     "describe": (
         "attends_to: for outputs 1, 2, 3, the input token (numbered 1 to 3) each "
-        "attends to most"
+        "attends to most\n(a list in the order of the outputs, or a dict output -> "
+        "input)"
     ),
     "variant": "abh-q3",
     "public": [abh_q3d_form],

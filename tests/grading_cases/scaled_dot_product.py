@@ -159,6 +159,14 @@ def reading_the_raw_map(variant):
     return found
 
 
+def reading_as_a_dict(variant):
+    """Output -> input, as the statement words it ("for outputs 1, 2, 3")."""
+    found = maps_to_four_decimals_by_hand(variant)
+    rows = found["a_s"].argmax(axis=1)
+    found["attends_to"] = {i + 1: int(j) + 1 for i, j in enumerate(rows)}
+    return found
+
+
 # The book's draw (seed 0), for a harness that calls a mistake without a variant.
 BOOK = {
     "X": [[1, -1, 0, 2], [0, -1, 2, 1], [-2, 2, -1, 0]],
@@ -192,7 +200,7 @@ ALTERNATIVES = {
         maps_by_hand_rounding_on_the_way,
         maps_as_a_dataframe_and_decimals,
     ],
-    "ex-abh-q3d": [reading_the_scaled_map, reading_the_raw_map],
+    "ex-abh-q3d": [reading_the_scaled_map, reading_the_raw_map, reading_as_a_dict],
 }
 
 
