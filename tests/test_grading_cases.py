@@ -92,6 +92,11 @@ def test_verdicts_reward_judgement(stem, label):
     assert got["score"] == pytest.approx(verdict_points(off, key, points))
     assert got["hints"] and "claims judged as the book does" in got["hints"][0]
     assert f"claim {flagged}" not in " ".join(got["hints"])  # which claim: not said
+    # Claims left as the template's `...` are unjudged, the rest scored (as otter
+    # scores the same table on Gradescope), not the whole table "not answered yet".
+    partial = {**key, 1: ..., len(key): ...}
+    got = grading.judge_answers(check, {"verdicts": partial})
+    assert got["score"] == pytest.approx(verdict_points(partial, key, points))
 
 
 def test_stubs_and_unreadable_answers():

@@ -493,9 +493,11 @@ def read_reply(data: bytes):
 
 
 def _unanswered(value, depth: int = 0) -> bool:
+    """A stub: `...`, or a dict, list or tuple of nothing else (a verdict table with
+    some claims still `...` is scored, those claims unjudged, as otter scores it)."""
     if isinstance(value, dict | list | tuple) and depth < 2:
-        items = value.values() if isinstance(value, dict) else value
-        return any(_unanswered(v, depth + 1) for v in items)
+        items = list(value.values() if isinstance(value, dict) else value)
+        return bool(items) and all(_unanswered(v, depth + 1) for v in items)
     return value is ...
 
 
