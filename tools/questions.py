@@ -328,7 +328,8 @@ def how_graded(root: Path = ROOT) -> dict[str, str]:
         for q in questions(path):
             spec = q["spec"] or {}
             if q["claims"]:
-                found[q["label"]] = "checks per claim"
+                written = " + rubric" if spec.get("rubric") else ""
+                found[q["label"]] = f"checks per claim{written}"
             elif q["answer_cell"] is not None:
                 found[q["label"]] = "checks + rubric" if "rubric" in spec else "checks"
             elif spec.get("manual"):
