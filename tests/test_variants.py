@@ -1125,6 +1125,10 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
     got, said = merged(["cy", "CY"], ["cy"], "Cy,2\ncy,1\n")
     assert got == {"cy": (0.0, "several submissions (cy, CY): keep one and run again")}
     assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
+    # points typed for a graded notebook of no roster student (unknown-student)
+    got, said = merged(["ann", "x999"], ["ann"], "ann,1\nx999,2\n")
+    assert got == {"ann": (2.0, "")}
+    assert said == ["not counted: the rubric row for x999 (no student of the roster)"]
 
 
 def test_a_sheet_and_a_roster_saved_by_excel_on_windows(tmp_path, capsys):

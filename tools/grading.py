@@ -1918,6 +1918,9 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
             print(f"check {sid}: {h[c]:g} points for {c!r}, worth {top[c]:g}")
         row["points"] = round(sum(row[q] for q in dict.fromkeys(qcols + hq)), 6)
         rows.append(row)
+    for name, h in rubric.items():  # points for a notebook of no roster student
+        if student_of(name, ids) is None and any(h.get(c) for c in hcols if ": " in c):
+            print(f"not counted: the rubric row for {name} (no student of the roster)")
     write_csv(rows, out, list(rows[0]) if rows else ["id"])
     return rows
 
