@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import tools.book
 from tools import assignments, grading, questions
 from tools.questions import check_source, load_checks, load_variants, variant_problems
 
@@ -498,11 +499,15 @@ def test_grade_says_when_the_roster_has_no_seeds(
     nb = nbformat.read(TINY, as_version=4)
     subs = tmp_path / "subs"
     subs.mkdir()
-    nbformat.write(nb, subs / "ann_tiny.ipynb")
     nbformat.write(nb, subs / "bob.ipynb")
+    # Ann's data cell is not the book's: what she was handed is not known (no seed),
+    # so her feedback does not call it "not as handed out" (it is for Bob's seed 7)
+    nb.cells[1].source = "import numpy as np\n\nx = np.array([4, 5, 6])"
+    nbformat.write(nb, subs / "ann_tiny.ipynb")
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name,variant\nann,Ann,\nbob,Bob,7\ncy,Cy,\n")
     monkeypatch.setattr(grading, "OUT", tiny_builds)
+    monkeypatch.setattr(tools.book, "chapter_notebooks", lambda root: [TINY])
     for old in ("feedback/gone.md", "log/gone.log"):  # of a notebook removed since
         (subs / "graded" / old).parent.mkdir(parents=True, exist_ok=True)
         (subs / "graded" / old).write_text("0 of 1 points")
@@ -518,7 +523,10 @@ def test_grade_says_when_the_roster_has_no_seeds(
     scores = (subs / "graded" / "scores.csv").open()
     table = {r["submission"]: r for r in csv.DictReader(scores)}
     assert table["ann_tiny.ipynb"]["reason"] == grading.NO_SEED
-    assert table["bob.ipynb"]["reason"] == "" and table["bob.ipynb"]["seed"] == "7"
+    assert "not as handed out for variant 7" in table["bob.ipynb"]["reason"]
+    assert table["bob.ipynb"]["seed"] == "7"
+    feedback = (subs / "graded" / "feedback" / "ann_tiny.md").read_text()
+    assert "handed out" not in feedback
     rows = [{"submission": "ann.ipynb", "reason": "", "seed": ""}]
     assert grading.flag_unseeded(rows, grading.read_roster(roster)) == 0
     assert rows[0]["reason"] == ""

@@ -1391,7 +1391,7 @@ def grade_many(
         result, (autograder_zip, sub, _) = graded(task), task
         cells = (handed or {}).get(autograder_zip)
         if cells and seeds is not None and result["status"] == "ok":
-            if note := changed_data(sub, cells(result["seed"]), result["seed"]):
+            if note := changed_data(sub, cells(result["seed"], sub), result["seed"]):
                 result = noted(result, note)
         return result
 
@@ -1469,14 +1469,18 @@ def feedback_names(subs: list[Path]) -> dict[Path, str]:
             for s in subs}  # fmt: skip
 
 
-def handed_cells(chapter: Path):
-    """The function seed -> the data cells `distribute` hands out for that seed, each
-    as (the names it defines, its source), of the chapter notebook `chapter`."""
+def handed_cells(chapter: Path, unknown=()):
+    """The function (seed, submission) -> the data cells `distribute` hands out for
+    that seed, each as (the names it defines, its source), of the chapter notebook
+    `chapter`; none for the submissions `unknown` (of a student whose seed the roster
+    lacks: what they were handed is not known, so nothing is compared)."""
     from tools.questions import load_variants
 
     variants = load_variants(chapter)
 
-    def cells(seed: int) -> list[tuple[list[str], str]]:
+    def cells(seed: int, sub=None) -> list[tuple[list[str], str]]:
+        if sub in unknown:
+            return []
         return [(v["names"], v["cell"](v["draw"](seed))) for v in variants.values()]
 
     return cells
@@ -2128,7 +2132,12 @@ def run_command(args) -> int:
             path = next(
                 (p for p in chapter_notebooks(ROOT) if p.stem == args.chapter), None
             )
-            handed = handed_cells(path) if path else None
+            students = read_roster(args.roster)
+            none = {
+                r["id"].strip() for r in students if not r.get("variant", "").strip()
+            }
+            unknown = {s for s in subs if student_of(s.stem, ids) in none}
+            handed = handed_cells(path, unknown) if path else None
         rows = grade(
             zip_path,
             subs,
