@@ -690,11 +690,13 @@ def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
     code = next(c for c in odd["cells"] if c["cell_type"] == "code")
     code.update(execution_count="1", outputs=[{"output_type": "stream", "text": "6"}])
     code["metadata"]["collapsed"] = "no"
-    for name, nb in (("v44", v44), ("mdout", md_out), ("odd", odd)):
+    noid = json.loads(json.dumps(data))  # a cell pasted in by hand: no id (nbformat
+    del noid["cells"][1]["id"]  # warns on the console where nothing reads it)
+    for name, nb in (("v44", v44), ("mdout", md_out), ("odd", odd), ("noid", noid)):
         (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
     (tmp_path / "zz.ipynb").write_text('{"cells": [')
     zipped = tiny_builds / "tiny" / "autograder" / "autograder.zip"
-    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "odd", "zz")]
+    subs = [tmp_path / f"{s}.ipynb" for s in ("v44", "mdout", "odd", "noid", "zz")]
     *rows, bad = grading.grade(zipped, subs, jobs=1)
     said = [
         "dropped id of code cells (2); dropped id of markdown cells (4)",
@@ -703,6 +705,7 @@ def test_a_notebook_jupyter_opens_is_graded(tmp_path, tiny_builds):
         "dropped metadata collapsed of code cells (1); dropped metadata kernelspec of"
         " the notebook (1); dropped saved_by of the notebook (1); dropped the outputs"
         " of code cells (1); replaced execution_count of code cells (1)",
+        "added missing cell ids",
     ]
     for row, what in zip(rows, said, strict=True):
         assert (row["status"], row["total"]) == ("ok", 1), row

@@ -63,6 +63,7 @@ import sys
 import tempfile
 import traceback
 import unicodedata
+import warnings
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
@@ -954,9 +955,14 @@ def judge(
     result = {"status": "ok", "reason": "", "questions": scores, "log": []}
     log, scratch = result["log"], Path(scratch)
     try:
-        nb = nbformat.reads(Path(submission).read_text(), as_version=4)
-        if said := repaired(nb):  # what Jupyter opens with a warning is graded
-            result["reason"] = "repaired: " + said
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # said in the row, not on the console
+            nb = nbformat.reads(Path(submission).read_text(), as_version=4)
+        fixed = ["added missing cell ids"] * any(
+            type(w.message).__name__ == "MissingIDFieldWarning" for w in caught
+        )
+        if said := "; ".join(filter(None, [repaired(nb), *fixed])):
+            result["reason"] = "repaired: " + said  # graded as Jupyter opens it
             log.append(result["reason"])
         nbformat.validate(nb)
     except Exception as exc:
