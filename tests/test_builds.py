@@ -567,6 +567,15 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
     grading.note_builds(result)
     hints = result["questions"]["q"]["hints"]
     assert hints == [f"NotImplementedError: {said}", again]
+    # the answer was computed by hand and kept (the blocked call a self-check in
+    # another cell): the check's own hint, what is wrong with it, stays
+    kept = {
+        "status": "ok",
+        "questions": {"q": {"score": 0.0, "hints": ["off"], "answered": True}},
+        "log": [f"code cell 4: NotImplementedError: {said}"],
+    }
+    grading.note_builds(kept)
+    assert kept["questions"]["q"]["hints"] == [f"NotImplementedError: {said}", "off"]
     row = {"total": 0.0, "possible": 2.0, "q": 0.0, "p": 0.0, "seed": 7}
     grading.write_feedback("s", result, row, {"q": 1.0, "p": 1.0}, tmp_path)
     text = (tmp_path / "feedback" / "s.md").read_text()

@@ -737,13 +737,20 @@ def builds_by_name(checks: dict) -> dict[str, tuple[list[str], str]]:
 def note_builds(result: dict) -> None:
     """Tell a student whose answer cell called a blocked function (the cell stopped
     there, so the answer may be missing) why the question lost its points: the
-    runner's error of that cell ("code cell K: Type: message"), its first line."""
+    runner's error of that cell ("code cell K: Type: message"), its first line; the
+    checks' own hints follow where the answer was there all the same."""
     for name, out in result["questions"].items():
         said = f"for question {name}{BLOCKED}"
         cells = [e for e in result["log"] if e.startswith("code cell ") and said in e]
         found = [e.split(": ", 1)[1].splitlines()[0] for e in cells]
         if found and out["score"] == 0:
-            out["hints"] = only_blocked([found[0], *out["hints"]])
+            hints = [found[0], *out["hints"]]
+            # an answer computed by hand and kept: its own hints say what is wrong
+            out["hints"] = (
+                list(dict.fromkeys(hints))
+                if out.get("answered")
+                else (only_blocked(hints))
+            )
 
 
 def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
@@ -1055,6 +1062,7 @@ def judge_question(
         except StudentError as exc:
             env[n] = exc
     missing = [n for n in names if _unanswered(env[n])]
+    out["answered"] = not missing  # (`note_builds`: a block then explains nothing)
     if missing:
         raised, by_cell = getattr(session, "raised", {}), {}
         for n in missing:  # one hint per cell that raised, naming what it defines
