@@ -23,6 +23,7 @@ import os
 import re
 import unicodedata
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 
 import nbformat
@@ -116,6 +117,39 @@ def test_recall_pairs_asks_what_the_book_does_not_print():
     hardest = recall.critical_scales(model, recall.hardest_tokens(6), iterations=45)
     assert abs(float(hardest[0]) - every_class) < 1e-9, "not the hardest class at 6"
     soft({6: every_class}, {"ns": [6]})
+    # The premise: no number the chapter prints or writes is beta*(6) to the check's
+    # 1e-3 (its table of beta*(n) once held 3.319).
+    nb = nbformat.read(path, as_version=4)
+    text = " ".join(
+        [c.source for c in nb.cells if c.cell_type == "markdown"]
+        + [json.dumps(o) for c in nb.cells for o in c.get("outputs", [])]
+    )
+    near = [
+        x for x in re.findall(r"\d+\.\d+", text) if abs(float(x) - every_class) < 2e-3
+    ]
+    assert not near, f"the chapter prints beta*(6) = {every_class:.4f}: {near}"
+
+
+@pytest.mark.skipif(
+    bool(ONLY) and "associative-recall" not in ONLY, reason="chapter not selected"
+)
+def test_recall_scale_asks_an_accuracy_the_book_does_not_print():
+    """ex-recall-scale: at every other seed's scale the accuracy is none of the numbers
+    the chapter prints (it once asked beta = 2, whose 0.94 it prints)."""
+    path = next(p for p in CHAPTERS if p.stem == "associative-recall")
+    draw = load_variants(path)["recall-scale"]["draw"]
+    hidden = load_checks(path)["ex-recall-scale"]["hidden"]
+    accuracy = next(f for f in hidden if f.__name__ == "recall_scale_accuracy")
+    nb = nbformat.read(path, as_version=4)
+    text = " ".join(json.dumps(o) for c in nb.cells for o in c.get("outputs", []))
+    printed = {float(x) for x in re.findall(r"\d+\.\d+", text) if float(x) <= 1}
+    printed |= {float(Fraction(x)) for x in re.findall(r"\b\d+/\d+\b", text)}
+    assert {0.19, 0.94, 0.97} <= printed  # the walk finds the printed accuracies
+    for seed in range(1, 9):
+        variant = draw(seed)
+        for value in printed:
+            with pytest.raises(AssertionError):
+                accuracy(value, 0.01, variant)
 
 
 @pytest.mark.skipif(
