@@ -332,6 +332,8 @@ def how_graded(root: Path = ROOT) -> dict[str, str]:
                 found[q["label"]] = f"checks per claim{written}"
             elif q["answer_cell"] is not None:
                 found[q["label"]] = "checks + rubric" if "rubric" in spec else "checks"
+                if "fixed" in spec:  # no variant: the full edition's answer scores
+                    found[q["label"]] += " (the book's code passes)"
             elif spec.get("manual"):
                 found[q["label"]] = f"rubric ({spec.get('kind', 'proof')})"
     return found
