@@ -158,11 +158,32 @@ def test_builds_name_package_functions():
     import pkgutil
 
     for stem, label in BUILDS:
-        for dotted in load_checks(CHAPTERS[stem])[label]["builds"]:
+        for dotted in _question(stem, label)["spec"]["builds"]:
             function = pkgutil.resolve_name(dotted)
             function = getattr(function, "__func__", function)
             assert dotted.split(".")[0] == "attnsig" and function.__closure__ is None
             assert hasattr(function, "__code__"), dotted
+
+
+def test_copy_and_average_questions_block_all_of_bounds_and_constructions():
+    """Every public function of attnsig.bounds and attnsig.constructions answers the
+    copy, average and two-head questions in a call or two (copy_gap at eps / (1 +
+    eps) scaled by the variant's distance gives attention-bounds' worst-case length;
+    a construction's norm is the gap): `"attnsig.bounds.*"` blocks them all, a
+    function added to either module included."""
+    from attnsig import bounds, constructions
+
+    every = {f"attnsig.bounds.{n}" for n in bounds.__all__}
+    every |= {f"attnsig.constructions.{n}" for n in constructions.__all__}
+    for stem, label in [
+        ("attention-bounds", "ex-bounds-copy"),
+        ("attention-bounds", "ex-bounds-average"),
+        ("attention-bounds", "ex-bounds-heads"),
+        ("one-head", "ex-onehead-copy"),
+        ("one-head", "ex-onehead-average"),
+        ("cs224n-a5", "ex-a5-copy"),
+    ]:
+        assert every <= set(_question(stem, label)["spec"]["builds"]), label
 
 
 def test_blocking_restores_and_lets_the_package_call_itself():

@@ -63,7 +63,8 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   check taking an argument `variant` gets `draw(seed)` of the student's roster seed
   (`tools.questions.variant_check`, `tools.grading.with_seed`); the rules: CONTRIBUTING.
   A question that asks the student to build what the package provides lists those
-  functions, `"builds": ["attnsig.bounds.copy_gap", ...]` (every name a student may
+  functions, `"builds": ["attnsig.bounds.copy_gap", ...]` ("attnsig.bounds.*": all of
+  the module's `__all__`; every name a student may
   reach them by that is a different function object, such as a private fast path; a
   class's methods as "attnsig.attention.MultiHeadAttention.__call__"):
   the graded run blocks them while a check calls the question's function answers

@@ -17,6 +17,7 @@ imports no other tool but `tools.book` and `tools.nbtools`, so that
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import re
@@ -233,9 +234,24 @@ def variant_check(function, draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+def blocked_names(builds: list[str]) -> list[str]:
+    """A question's `builds` with each "module.*" spelled out: every name of the
+    module's `__all__` (so that a function added to it is blocked there too)."""
+    found = []
+    for dotted in builds:
+        if dotted.endswith(".*"):
+            module = importlib.import_module(dotted[:-2])
+            found += [f"{module.__name__}.{name}" for name in module.__all__]
+        else:
+            found.append(dotted)
+    return found
+
+
 def _spec(raw: dict, label: str, variants: dict | None = None) -> dict:
     """The question's spec with its checks as source text (as otter wants them)."""
     spec = dict(raw)
+    if "builds" in spec:
+        spec["builds"] = blocked_names(spec["builds"])
     for kind in ("public", "hidden"):
         if kind in spec:
             spec[kind] = [check_source(f) for f in spec[kind]]

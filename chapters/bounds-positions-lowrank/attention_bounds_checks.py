@@ -175,13 +175,7 @@ def bounds_copy_wrong_the_sheet():
 QUESTIONS["ex-bounds-copy"] = {
     "points": 2,
     "answer": ["q_copy", "copy_worst"],
-    "builds": [
-        "attnsig.constructions.copy_query",
-        "attnsig.bounds.copy_worst_case_length",
-        # the chapter's numerical minimisers give these lengths and queries in a line
-        "attnsig.bounds.min_scale_along",
-        "attnsig.bounds.min_query_norm",
-    ],
+    "builds": ["attnsig.bounds.*", "attnsig.constructions.*"],
     "describe": (
         "q_copy(keys, eps): for unit keys of shape (n, d) with k_1 = keys[0] at "
         "distance >= copy_distance\n"
@@ -360,12 +354,7 @@ def bounds_average_wrong_the_sheet():
 QUESTIONS["ex-bounds-average"] = {
     "points": 2,
     "answer": ["q_avg", "avg_shortest"],
-    "builds": [
-        "attnsig.constructions.average_query",
-        "attnsig.bounds.average_min_length",
-        "attnsig.bounds.min_scale_along",
-        "attnsig.bounds.min_query_norm",
-    ],
+    "builds": ["attnsig.bounds.*", "attnsig.constructions.*"],
     "describe": (
         "q_avg(keys, eps): for orthonormal keys of shape (n, d), a query of "
         "shape (d,) with\n"
@@ -632,12 +621,7 @@ def bounds_heads_wrong_the_sufficient():
 QUESTIONS["ex-bounds-heads"] = {
     "points": 2,
     "answer": ["two_heads", "head1_length"],
-    "builds": [
-        "attnsig.constructions.two_head_queries",
-        "attnsig.bounds.head_scale_needed",
-        "attnsig.bounds.min_scale_along",
-        "attnsig.bounds.min_query_norm",
-    ],
+    "builds": ["attnsig.bounds.*", "attnsig.constructions.*"],
     "describe": (
         "two_heads(u, k2, n, eps): the two queries as an array of shape (2, d), "
         "row 0 = q^(1),\n"
