@@ -22,6 +22,7 @@ import json
 import os
 import re
 import unicodedata
+import warnings
 import zipfile
 from fractions import Fraction
 from pathlib import Path
@@ -1255,7 +1256,13 @@ def test_rubric_page_shows_the_answer_code(tmp_path):
     nbformat.write(handed, subs / "cy.ipynb")  # handed in untouched
     with zipfile.ZipFile(subs / "dan.zip", "w"):
         pass  # no notebook in it
-    grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
+    eve = json.loads(nbformat.writes(ann))
+    del eve["cells"][0]["id"]  # a cell pasted in by hand: no warning on the console
+    (subs / "eve.ipynb").write_text(json.dumps(eve))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grading.rubric_pages(built, subs, tmp_path / "rubric", pdf=False)
+    assert not caught, [str(w.message) for w in caught]
     page = (tmp_path / "rubric" / "tiny_sum.html").read_text()
     for stem in ("ann", "bob_tiny_2026"):
         shown = page.split(f"<h2>{stem}</h2>")[1].split("</section>")[0]
