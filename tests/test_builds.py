@@ -638,6 +638,52 @@ def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
             env["q_builds"](1.0)
 
 
+def test_public_check_lets_own_helpers_and_comments_pass(monkeypatch):
+    """R13a: on Gradescope the public check is scored, so a false "build it yourself"
+    costs the question. A helper of the student's own named like a blocked function
+    (defined in another cell, or used by a function answer next to a package module)
+    and a comment that names one call nothing of the package's; the package's own
+    function, imported or read off its module, still fails."""
+    import types
+
+    import IPython
+
+    from attnsig import bounds
+
+    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
+    env = {}
+    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
+                 "check.py", "exec"), env)  # fmt: skip
+
+    def copy_gap(n, eps):  # the student's own, from an earlier cell
+        return n / eps
+
+    cases = [
+        ("gap = copy_gap(4, 0.05)", {"copy_gap": copy_gap}, False),
+        ("gap = 3.0  # unlike bounds.copy_gap(4, 0.05)", {}, False),
+        ("gap = copy_gap(4, 0.05)", {"copy_gap": bounds.copy_gap}, True),
+        ("gap = bounds.copy_gap(4, 0.05)", {"bounds": bounds}, True),
+    ]
+    for cell, names, blocked in cases:
+        shell = types.SimpleNamespace(user_ns={"In": ["", cell], **names})
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if blocked:
+            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+                env["q_builds"](1.0)
+        else:
+            env["q_builds"](1.0)
+    # a function answer beside a package module, with a helper of its own name
+    fenv = {}
+    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
+                 "check.py", "exec"), fenv)  # fmt: skip
+    module = {"bounds": bounds, "copy_gap": copy_gap}
+    exec("def gap_of(n, eps):\n    assert bounds\n    return copy_gap(n, eps)", module)
+    fenv["f_builds"](module["gap_of"])
+    exec("def gap_of(n, eps):\n    return bounds.copy_gap(n, eps)", module)
+    with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+        fenv["f_builds"](module["gap_of"])
+
+
 def test_timeout_in_the_checks_names_the_question(tmp_path):
     """A function answer that hangs only when the checks call it: the timeout's reason
     names the question being checked, not the notebook's last code cell."""

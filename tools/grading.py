@@ -620,6 +620,7 @@ def blocking(names, question):
 _BUILDS_CHECK = '''
 def {name}_builds({args}):
     """An answer calls the package's own function instead of building it."""
+    import dis
     import functools
     import inspect
     import pkgutil
@@ -640,13 +641,18 @@ def {name}_builds({args}):
         named = owner if isinstance(owner, type) else found
         targets[dotted] = named, dotted.split(".")[-1 - (named is owner)]
 
-    def names_of(code):
-        found, stack = set(code.co_freevars), [code]
+    def names_of(code):  # every name the code reads, and those read as attributes
+        found, attrs, stack = set(code.co_freevars), set(), [code]
         while stack:
             c = stack.pop()
             found |= set(c.co_names)
+            attrs |= {{
+                i.argval
+                for i in dis.get_instructions(c)
+                if i.opname in ("LOAD_ATTR", "LOAD_METHOD")
+            }}
             stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        return found
+        return found, attrs
 
     def uses(f, depth=0):
         if depth > 3 or inspect.ismethod(f):  # a method: the judge's route to an answer
@@ -655,15 +661,20 @@ def {name}_builds({args}):
             inner = [g for g in (f.func, *f.args) if callable(g)]
             return next(filter(None, (uses(g, depth + 1) for g in inner)), None)
         code = getattr(f, "__code__", None)
-        names = names_of(code) if code else set()
+        names, attrs = names_of(code) if code else (set(), set())
         held = [f, *map(getattr(f, "__globals__", {{}}).get, names)]
         held += [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
         held += [*(getattr(f, "__defaults__", None) or ())]
         package = any(
             inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig" for h in held
         )
+        own = getattr(f, "__globals__", {{}})
         for dotted, (target, short) in targets.items():
-            if any(h is target for h in held) or short in names and package:
+            # a name of the package's read off one of its modules; a bare name only
+            # unless the answer's module binds it to a function of its own
+            bare = short in names and own.get(short, target) is target
+            read = package and (short in attrs or bare)
+            if any(h is target for h in held) or read:
                 return dotted
         helpers = [h for h in held[1:] if inspect.isfunction(h) and h is not f]
         for h in helpers:
@@ -682,16 +693,20 @@ def {name}_builds({args}):
     except ImportError:
         shell = None
     history = list(shell.user_ns.get("In", [])) if shell and in_cells else []
+    names = shell.user_ns if shell else {{}}
     for answer in answers:
         head = r"^[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"
         binds = re.compile(head + answer + r"\\b[^=\\n]*=(?!=)", re.M)
         cell = next((c for c in reversed(history) if binds.search(c)), "")
+        cell = re.sub(r"#[^\\n]*", "", cell)  # a comment calls nothing
         for dotted, (target, short) in targets.items():
             if re.search(rf"\\b(def|class)\\s+{{short}}\\b", cell):
                 continue  # the student's own function of that name
+            if names.get(short, target) is not target:
+                continue  # defined in another cell: the student's own too
             called = rf"\\b{{short}}\\s*\\(|import.*\\b{{short}}\\b"
             called = rf"\\b{{short}}\\b" if isinstance(target, type) else called
-            held = [shell.user_ns.get(w) for w in re.findall(r"\\w+", cell)]
+            held = [names.get(w) for w in re.findall(r"\\w+", cell)]
             held = isinstance(target, type) and any(isinstance(h, target) for h in held)
             assert not held and not re.search(called, cell), message.format(dotted)
 '''
