@@ -21,6 +21,7 @@ import io
 import json
 import os
 import re
+import time
 import unicodedata
 import warnings
 import zipfile
@@ -486,6 +487,10 @@ def test_distribute_and_grade_by_roster(tmp_path, tiny_builds):
         questions.roster_key(salt, k): v for k, v in keyed.items()
     }
     assert not any(k in raw.lower() for k in keyed)
+    # slow: trying every seven-digit student number takes days, not seconds (R13a)
+    start = time.perf_counter()
+    questions.roster_key(salt, "1234567")
+    assert time.perf_counter() - start > 0.005
     # The handed-out zip (every check, every student's seed) is recorded, and hidden
     # from the notebooks while grading (a file covered like the roster).
     record = (tiny_builds / grading.DISTRIBUTED).read_text().splitlines()
