@@ -401,7 +401,7 @@ def test_several_submissions_of_one_student(tmp_path):
     grades = grading.merge(
         tmp_path / "scores.csv", tmp_path / "roster.csv", None, tmp_path / "g.csv"
     )
-    assert "several submissions (s1_v1, s1_v2)" in grades[0]["note"]
+    assert "several submissions (s1_v1.ipynb, s1_v2.ipynb)" in grades[0]["note"]
     assert grades[1]["note"] == "" and grades[1]["points"] == 3.0
 
 
@@ -423,7 +423,7 @@ def test_merge_matches_students_as_grade_does(tmp_path):
     assert got["jane.doe"] == (3.0, "") and got["u-17"] == (2.0, "")
     assert got["ann"] == (
         0.0,
-        "several submissions (ann, ann_v2): keep one and run again",
+        "several submissions (ann.ipynb, ann_v2.ipynb): keep one and run again",
     )
     assert got["bo"] == (0.0, "no submission")
 
@@ -1174,7 +1174,9 @@ def test_merge_matches_rubric_rows_as_grade_does(tmp_path, capsys):
     # two submissions that differ only in case: one student's (ids are compared
     # ignoring case), none counted; each rubric row matches its own exactly
     got, said = merged(["cy", "CY"], ["cy"], "Cy,2\ncy,1\n")
-    assert got == {"cy": (0.0, "several submissions (cy, CY): keep one and run again")}
+    assert got == {
+        "cy": (0.0, "several submissions (cy.ipynb, CY.ipynb): keep one and run again")
+    }
     assert said == ["rubric row 'Cy' is for no graded submission: not counted"]
     # points typed for a graded notebook of no roster student (unknown-student)
     got, said = merged(["ann", "x999"], ["ann"], "ann,1\nx999,2\n")

@@ -1921,7 +1921,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
         found = [r for r in rows if student_of(_stem(r["submission"]), ids) == sid]
         if len(found) == 1:
             return found[0], ""
-        names = ", ".join(_stem(r["submission"]) for r in found)
+        names = ", ".join(r["submission"] for r in found)  # v06.ipynb, v06.zip
         return None, f"several submissions ({names}): keep one and run again" * bool(
             found
         )
