@@ -191,7 +191,7 @@ def test_a_step_runs_again_only_when_its_inputs_or_outputs_changed(project):
 # unit runs again next time. Every skip reason in the tests is one or the other.
 UNSTABLE_SKIPS = re.compile(
     r"not built|not installed|no Chromium|no local MathJax|not a git checkout"
-    r"|is the independent oracle|is in requirements-test|no chapter pages"
+    r"|no sandbox|is the independent oracle|is in requirements-test|no chapter pages"
 )
 
 

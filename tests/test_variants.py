@@ -693,7 +693,9 @@ def test_a_kernel_that_dies_in_the_checks_is_an_error(tmp_path, tiny_builds):
     assert not list((tmp_path / "graded").glob("cache/*")), "an error is not cached"
 
 
-@pytest.mark.skipif(not grading.can_sandbox(), reason="its /tmp is the machine's")
+@pytest.mark.skipif(
+    not grading.can_sandbox(), reason="no sandbox here: its /tmp is the machine's"
+)
 def test_a_notebook_that_fills_its_scratch_space_is_an_error(tmp_path, tiny_builds):
     """A notebook that fills the sandbox's 1 GB /tmp (and swallows the error) makes
     the row an `error` that says so, not zeros for answers that could not be read
