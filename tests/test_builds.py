@@ -684,6 +684,53 @@ def test_public_check_lets_own_helpers_and_comments_pass(monkeypatch):
         fenv["f_builds"](module["gap_of"])
 
 
+def test_public_check_follows_the_routes_to_the_package(monkeypatch):
+    """R14b: the public check (scored on Gradescope) also fails on a call read off a
+    module beside a helper of that name, on a target list in brackets, on an alias or
+    a helper from another cell, and on an import inside a function answer; a string
+    naming the function calls nothing."""
+    import types
+
+    import IPython
+
+    from attnsig import bounds
+
+    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
+    env = {}
+    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
+                 "check.py", "exec"), env)  # fmt: skip
+    module = {"__name__": "__main__", "bounds": bounds}
+    exec("def helper(n):\n    return bounds.copy_gap(n, 0.05)", module)
+    exec("def copy_gap(n, eps):\n    return n / eps", module)
+    cases = [
+        ("gap = bounds.copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, True),
+        ("(gap, other) = bounds.copy_gap(4, 0.05), 1", {}, True),
+        ('gap = len("#") + bounds.copy_gap(4, 0.05)', {}, True),
+        ("gap = cg(4, 0.05)", {"cg": bounds.copy_gap}, True),
+        ("gap = helper(4)", {"helper": module["helper"]}, True),
+        ('gap = 3.0\n"""not bounds.copy_gap(4, 0.05)"""', {}, False),
+        ("gap = copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, False),
+    ]
+    for cell, names, blocked in cases:
+        shell = types.SimpleNamespace(user_ns={"In": ["", cell], **names})
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if blocked:
+            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+                env["q_builds"](1.0)
+        else:
+            env["q_builds"](1.0)
+    fenv = {}
+    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
+                 "check.py", "exec"), fenv)  # fmt: skip
+    for body in (
+        "from attnsig.bounds import copy_gap\n    return copy_gap(n, eps)",
+        "import attnsig.bounds as b\n    return b.copy_gap(n, eps)",
+    ):
+        exec(f"def gap_of(n, eps):\n    {body}", module)
+        with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+            fenv["f_builds"](module["gap_of"])
+
+
 def test_timeout_in_the_checks_names_the_question(tmp_path):
     """A function answer that hangs only when the checks call it: the timeout's reason
     names the question being checked, not the notebook's last code cell."""

@@ -641,18 +641,18 @@ def {name}_builds({args}):
         named = owner if isinstance(owner, type) else found
         targets[dotted] = named, dotted.split(".")[-1 - (named is owner)]
 
-    def names_of(code):  # every name the code reads, and those read as attributes
-        found, attrs, stack = set(code.co_freevars), set(), [code]
+    def names_of(code):  # the names the code reads; those read off an object or module
+        found, attrs, imports, stack = set(code.co_freevars), set(), set(), [code]
         while stack:
             c = stack.pop()
             found |= set(c.co_names)
-            attrs |= {{
-                i.argval
-                for i in dis.get_instructions(c)
-                if i.opname in ("LOAD_ATTR", "LOAD_METHOD")
-            }}
+            for i in dis.get_instructions(c):
+                if i.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"):
+                    attrs.add(i.argval)
+                elif i.opname == "IMPORT_NAME":  # an import inside the function
+                    imports.add(i.argval)
             stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        return found, attrs
+        return found, attrs, imports
 
     def uses(f, depth=0):
         if depth > 3 or inspect.ismethod(f):  # a method: the judge's route to an answer
@@ -661,17 +661,17 @@ def {name}_builds({args}):
             inner = [g for g in (f.func, *f.args) if callable(g)]
             return next(filter(None, (uses(g, depth + 1) for g in inner)), None)
         code = getattr(f, "__code__", None)
-        names, attrs = names_of(code) if code else (set(), set())
+        names, attrs, imports = names_of(code) if code else (set(), set(), set())
         held = [f, *map(getattr(f, "__globals__", {{}}).get, names)]
         held += [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
         held += [*(getattr(f, "__defaults__", None) or ())]
         package = any(
             inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig" for h in held
-        )
+        ) or any(m.split(".")[0] == "attnsig" for m in imports)
         own = getattr(f, "__globals__", {{}})
         for dotted, (target, short) in targets.items():
-            # a name of the package's read off one of its modules; a bare name only
-            # unless the answer's module binds it to a function of its own
+            # a name of the package's read off one of its modules (or imported from
+            # it); a bare name only unless the module binds it to a function of its own
             bare = short in names and own.get(short, target) is target
             read = package and (short in attrs or bare)
             if any(h is target for h in held) or read:
@@ -681,6 +681,24 @@ def {name}_builds({args}):
             if h.__module__ == f.__module__ and (found := uses(h, depth + 1)):
                 return found
         return None
+
+    def code_of(text):  # what a cell runs: its tokens without comments and strings
+        import io
+        import tokenize
+
+        kept, last = [], None
+        try:
+            for t in tokenize.generate_tokens(io.StringIO(text).readline):
+                if t.type in (tokenize.COMMENT, tokenize.STRING):
+                    continue
+                word = (tokenize.NAME, tokenize.NUMBER)
+                if last in word and t.type in word:
+                    kept.append(" ")
+                kept.append(t.string)
+                last = t.type
+        except (tokenize.TokenError, SyntaxError):  # a magic, say: the comments go
+            return re.sub(r"#[^\\n]*", "", text)
+        return "".join(kept)
 
     for value in ({args},):
         if callable(value):
@@ -695,20 +713,29 @@ def {name}_builds({args}):
     history = list(shell.user_ns.get("In", [])) if shell and in_cells else []
     names = shell.user_ns if shell else {{}}
     for answer in answers:
-        head = r"^[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"
+        head = r"^[ \\t]*[(\\[]?[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"  # (a, b) = ... too
         binds = re.compile(head + answer + r"\\b[^=\\n]*=(?!=)", re.M)
-        cell = next((c for c in reversed(history) if binds.search(c)), "")
-        cell = re.sub(r"#[^\\n]*", "", cell)  # a comment calls nothing
+        cell = code_of(next((c for c in reversed(history) if binds.search(c)), ""))
+        words = set(re.findall(r"\\w+", cell))
+        calls = set(re.findall(r"(?<![\\w.])(\\w+)\\(", cell))  # name( , not obj.name(
+        # a function of the notebook's own that the cell calls, and what it reaches
+        helpers = [names.get(w) for w in calls if inspect.isfunction(names.get(w))]
+        helpers = [h for h in helpers if h.__module__ in (None, "__main__")]
+        reached = next(filter(None, map(uses, helpers)), None)
+        assert reached is None, message.format(reached)
         for dotted, (target, short) in targets.items():
-            if re.search(rf"\\b(def|class)\\s+{{short}}\\b", cell):
-                continue  # the student's own function of that name
-            if names.get(short, target) is not target:
-                continue  # defined in another cell: the student's own too
-            called = rf"\\b{{short}}\\s*\\(|import.*\\b{{short}}\\b"
-            called = rf"\\b{{short}}\\b" if isinstance(target, type) else called
-            held = [names.get(w) for w in re.findall(r"\\w+", cell)]
-            held = isinstance(target, type) and any(isinstance(h, target) for h in held)
-            assert not held and not re.search(called, cell), message.format(dotted)
+            mine = re.search(rf"\\b(def|class) {{short}}\\b", cell)
+            mine = mine or names.get(short, target) is not target  # another cell's
+            if isinstance(target, type):
+                held = [names.get(w) for w in words]
+                used = any(isinstance(h, target) for h in held)
+                used = used or short in words and not mine
+            else:
+                read = re.search(rf"\\.{{short}}\\(", cell)  # read off a module
+                imported = re.search(rf"\\bimport\\b[^\\n]*\\b{{short}}\\b", cell)
+                alias = any(names.get(w) is target for w in calls)
+                used = read or alias or (imported or short in calls) and not mine
+            assert not used, message.format(dotted)
 '''
 
 
@@ -1523,7 +1550,9 @@ def changed_data(submission: Path, handed: list, seed: int) -> str:
     import nbformat
 
     try:  # a zip of otter's export: its notebook
-        nb = nbformat.reads(notebook_of(submission)[1].decode(), as_version=4)
+        with warnings.catch_warnings():  # a cell without an id: the row says so
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(notebook_of(submission)[1].decode(), as_version=4)
     except Exception:
         return ""
     have = {re.sub(r"\s+", "", c.source) for c in nb.cells if c.cell_type == "code"}
