@@ -169,7 +169,7 @@ def roster_key(salt: str, text) -> str:
     rounds, about 40 ms) of the id or email, composed (NFC), stripped and in lower
     case, as `grade` compares ids. Code that a notebook runs on Gradescope can read
     the zip: it holds no id or email, and trying every seven-digit student number
-    against it takes days of computing rather than seconds."""
+    against it takes days on one core (hours on many) rather than seconds."""
     import hashlib
     import unicodedata
 
