@@ -97,6 +97,9 @@ def test_verdicts_reward_judgement(stem, label):
     partial = {**key, 1: ..., len(key): ...}
     got = grading.judge_answers(check, {"verdicts": partial})
     assert got["score"] == pytest.approx(verdict_points(partial, key, points))
+    # the feedback names the claims without a verdict, not "not answered yet"
+    assert got["hints"][0].startswith(f"claims [1, {len(key)}]: answer one of")
+    assert not any(grading.NOT_ANSWERED in h for h in got["hints"]), got["hints"]
 
 
 def test_stubs_and_unreadable_answers():
