@@ -155,6 +155,22 @@ def test_recall_scale_asks_an_accuracy_the_book_does_not_print():
 
 
 @pytest.mark.skipif(
+    bool(ONLY) and "review-notes" not in ONLY, reason="chapter not selected"
+)
+def test_review_notes_mask_and_dropout_draws_make_every_pair():
+    """The mask question's T and the dropout question's p cycle with one period: the
+    seeds must still give every pair (T, p), or a classmate six seeds away shares
+    both answers (R14b: only 6 pairs, and a copied notebook kept 4 of 12 points)."""
+    path = next(p for p in CHAPTERS if p.stem == "review-notes")
+    variants = load_variants(path)
+    pairs = {
+        (variants["tr-causal"]["draw"](s)["T"], variants["tr-dropout"]["draw"](s)["p"])
+        for s in range(1, 37)
+    }
+    assert len(pairs) == 36
+
+
+@pytest.mark.skipif(
     bool(ONLY) and "position-encoding" not in ONLY, reason="chapter not selected"
 )
 def test_posenc_nearest_check_leaves_time_for_a_double_loop():

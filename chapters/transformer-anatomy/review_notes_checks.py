@@ -347,11 +347,14 @@ QUESTIONS["ex-tr-causal"] = {
 def tr_dropout_draw(seed):
     """The drop probability p of the dropout question, for one student. Seed 0
     gives the book's p = 0.1; the others cycle through 0.2, 0.3, 0.05, 0.25, 0.4,
-    0.35, so that neighbouring seeds differ. Never 1/2: there p and 1 - p agree, and
-    "keep with probability p, scale by 1/p" would give the right samples."""
+    0.35, so that neighbouring seeds differ, shifted by one every six seeds so that
+    with the mask question's T (which cycles with the same period) the seeds give all
+    36 pairs (T, p), not 6. Never 1/2: there p and 1 - p agree, and "keep with
+    probability p, scale by 1/p" would give the right samples."""
     if seed == 0:
         return {"p": 0.1}
-    return {"p": [0.2, 0.3, 0.05, 0.25, 0.4, 0.35][(seed - 1) % 6]}
+    k = seed - 1
+    return {"p": [0.2, 0.3, 0.05, 0.25, 0.4, 0.35][(k + k // 6) % 6]}
 
 
 def tr_dropout_cell(variant):
