@@ -184,6 +184,13 @@ def test_copy_and_average_questions_block_all_of_bounds_and_constructions():
         ("cs224n-a5", "ex-a5-copy"),
     ]:
         assert every <= set(_question(stem, label)["spec"]["builds"]), label
+    # R14a: query_for_scores(means, [b, b, 0, ...]) is the small-noise query too
+    made = {f"attnsig.constructions.{n}" for n in constructions.__all__}
+    for stem, label in [
+        ("one-head", "ex-onehead-small-noise"),
+        ("cs224n-a5", "ex-a5-noisy-small"),
+    ]:
+        assert made <= set(_question(stem, label)["spec"]["builds"]), label
 
 
 def test_blocking_restores_and_lets_the_package_call_itself():
@@ -708,6 +715,13 @@ def test_public_check_follows_the_routes_to_the_package(monkeypatch):
         ('gap = len("#") + bounds.copy_gap(4, 0.05)', {}, True),
         ("gap = cg(4, 0.05)", {"cg": bounds.copy_gap}, True),
         ("gap = helper(4)", {"helper": module["helper"]}, True),
+        # R14a: the answer named like the function, bound to its value
+        (
+            "from attnsig.bounds import copy_gap\ngap = copy_gap(4, 0.05)",
+            {"copy_gap": 3.4},
+            True,
+        ),  # fmt: skip
+        ("import attnsig.bounds as B\ngap = B.copy_gap(4, 0.05)", {"gap": 1}, True),
         ('gap = 3.0\n"""not bounds.copy_gap(4, 0.05)"""', {}, False),
         ("gap = copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, False),
     ]

@@ -726,17 +726,22 @@ def {name}_builds({args}):
         reached = next(filter(None, map(uses, helpers)), None)
         assert reached is None, message.format(reached)
         for dotted, (target, short) in targets.items():
+            # the student's own function or class of that name (this cell's or
+            # another's); a value bound to the name (the answer) is not one
+            bound = names.get(short, target)
+            made = inspect.isfunction(bound) or isinstance(bound, type)
             mine = re.search(rf"\\b(def|class) {{short}}\\b", cell)
-            mine = mine or names.get(short, target) is not target  # another cell's
+            mine = mine or made and bound is not target
             if isinstance(target, type):
                 held = [names.get(w) for w in words]
                 used = any(isinstance(h, target) for h in held)
                 used = used or short in words and not mine
             else:
                 read = re.search(rf"\\.{{short}}\\(", cell)  # read off a module
-                imported = re.search(rf"\\bimport\\b[^\\n]*\\b{{short}}\\b", cell)
+                package = rf"\\bfrom attnsig[\\w.]* import\\b[^\\n]*\\b{{short}}\\b"
+                imported = re.search(package, cell)  # from the package: its own
                 alias = any(names.get(w) is target for w in calls)
-                used = read or alias or (imported or short in calls) and not mine
+                used = read or imported or alias or short in calls and not mine
             assert not used, message.format(dotted)
 '''
 

@@ -428,11 +428,7 @@ QUESTIONS["ex-onehead-small-noise"] = {
     "points": 2,
     "answer": ["q_win"],
     "variant": "onehead-bed",
-    "builds": [
-        "attnsig.constructions.average_query",
-        "attnsig.constructions.average_query_by_gap",
-        "attnsig.constructions.noisy_average_query",
-    ],
+    "builds": ["attnsig.constructions.*"],
     "builds_in_cells": True,
     "describe": (
         "q_win: on your test bed (a and b of your data cell), a query (shape "

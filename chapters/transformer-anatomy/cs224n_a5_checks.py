@@ -390,11 +390,7 @@ QUESTIONS["ex-a5-noisy-small"] = {
     "points": 2,
     "answer": ["q_avg"],
     "variant": "a5-bed",
-    "builds": [
-        "attnsig.constructions.average_query",
-        "attnsig.constructions.average_query_by_gap",
-        "attnsig.constructions.noisy_average_query",
-    ],
+    "builds": ["attnsig.constructions.*"],
     "builds_in_cells": True,
     "describe": (
         "q_avg: your query, shape (n_keys,), built from the means (rows of "
