@@ -469,7 +469,11 @@ def test_public_check_warns_at_once():
 def test_public_check_reads_the_answer_cell(monkeypatch):
     """A value answer: the public check reads the cell that binds it (the notebook's
     input history) and fails when that cell calls a blocked function."""
+    import math
+
     import IPython
+
+    from attnsig import bounds
 
     spec = _question("cs224n-a5", "ex-a5-copy")["spec"]
     env = {}
@@ -481,9 +485,12 @@ def test_public_check_reads_the_answer_cell(monkeypatch):
             "from attnsig.bounds import subset_gap\ncopy_gap = subset_gap(4, 1, 0.05)",
             True,
         ),
-        ("copy_gap = math.log(57)\nprint(bounds.copy_gap)", False),
+        ('copy_gap = math.log(57)\nprint("not bounds.copy_gap(4, 0.05)")', False),
+        # named in the answer's cell, as a function to pass on (np.vectorize, ...)
+        ("copy_gap = math.log(57)\nprint(bounds.copy_gap)", True),
     ):
-        shell = type("Shell", (), {"user_ns": {"In": ["", cell, "print(1)"]}})()
+        ns = {"In": ["", cell, "print(1)"], "bounds": bounds, "math": math}
+        shell = type("Shell", (), {"user_ns": ns})()
         monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
         if fails:
             with pytest.raises(AssertionError, match=MESSAGE):
@@ -518,13 +525,17 @@ def test_a_lookup_by_another_convention_is_blocked(
     """The package's head scale, with the tolerance rewritten into its convention,
     gives the gap (or the scale) of these value answers: the cell that does so fails
     the public check, as a direct call would."""
+
     import IPython
+
+    from attnsig import bounds
 
     spec = _question(stem, label)["spec"]
     env = {}
     exec(compile(grading.builds_check(name, spec), "check.py", "exec"), env)
     check = env[f"{name}_builds"]
-    shell = type("Shell", (), {"user_ns": {"In": ["", cell, "print(1)"]}})()
+    ns = {"In": ["", cell, "print(1)"], "bounds": bounds}
+    shell = type("Shell", (), {"user_ns": ns})()
     monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
     with pytest.raises(AssertionError, match="attnsig.bounds.head_scale_needed"):
         check(3.9)
@@ -626,9 +637,12 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
 def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
     """A value answer's cell that defines its own function named like the blocked one
     (and calls it) is not told to build it: it did; a package call still is."""
+
     import types
 
     import IPython
+
+    from attnsig import bounds
 
     spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
     source = grading.builds_check("q", {**spec, "builds_in_cells": True})
@@ -636,7 +650,7 @@ def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
     exec(compile(source, "check.py", "exec"), env)
     own = "def copy_gap(n, eps):\n    return n / eps\n\ngap = copy_gap(4, 0.05)"
     for cell, blocked in ((own, False), ("gap = bounds.copy_gap(4, 0.05)", True)):
-        shell = types.SimpleNamespace(user_ns={"In": ["", cell]})
+        shell = types.SimpleNamespace(user_ns={"In": ["", cell], "bounds": bounds})
         monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
         if blocked:
             with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
@@ -721,12 +735,13 @@ def test_public_check_follows_the_routes_to_the_package(monkeypatch):
             {"copy_gap": 3.4},
             True,
         ),  # fmt: skip
-        ("import attnsig.bounds as B\ngap = B.copy_gap(4, 0.05)", {"gap": 1}, True),
+        ("import attnsig.bounds as B\ngap = B.copy_gap(4, 0.05)", {"B": bounds}, True),
         ('gap = 3.0\n"""not bounds.copy_gap(4, 0.05)"""', {}, False),
         ("gap = copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, False),
     ]
     for cell, names, blocked in cases:
-        shell = types.SimpleNamespace(user_ns={"In": ["", cell], **names})
+        ns = {"In": ["", cell], "bounds": bounds, **names}
+        shell = types.SimpleNamespace(user_ns=ns)
         monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
         if blocked:
             with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
@@ -743,6 +758,79 @@ def test_public_check_follows_the_routes_to_the_package(monkeypatch):
         exec(f"def gap_of(n, eps):\n    {body}", module)
         with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
             fenv["f_builds"](module["gap_of"])
+
+
+def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeypatch):
+    """R15a, R15b: every cell run so far that names a value answer is read (a tidy
+    cell after the call, a target list over lines, a walrus); a function of the
+    student's own defined in any earlier cell, or a method of their own class of a
+    package name, is theirs; a package function behind a decorator, np.vectorize, a
+    dict, a class attribute or in brackets is the package's."""
+    import functools
+    import types
+
+    import IPython
+    import numpy as np
+
+    from attnsig import bounds
+
+    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
+    env = {}
+    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
+                 "check.py", "exec"), env)  # fmt: skip
+    own_class = "class P:\n    def copy_gap(self):\n        return 1.0\n"
+    cases = [
+        (["gap = bounds.copy_gap(4, 0.05)", "gap = float(gap)"], {}, True),
+        (["(\n    gap,\n    other,\n) = bounds.copy_gap(4, 0.05), 1"], {}, True),
+        (["print(gap := bounds.copy_gap(4, 0.05))"], {}, True),
+        (["gap = (bounds.copy_gap)(4, 0.05)"], {}, True),
+        ([own_class + "gap = P().copy_gap()"], {}, False),
+    ]
+    for cells, names, blocked in cases:
+        ns = {"In": ["", *cells], "bounds": bounds, **names}
+        shell = types.SimpleNamespace(user_ns=ns)
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        if blocked:
+            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+                env["q_builds"](1.0)
+        else:
+            env["q_builds"](1.0)
+    # the answer named like the function, the student's own def in an earlier cell
+    named = {"answer": ["copy_gap"], "builds": spec["builds"], "builds_in_cells": True}
+    exec(compile(grading.builds_check("a", named), "check.py", "exec"), env)
+    cells = [
+        "def copy_gap(n, eps):\n    return n / eps",
+        "copy_gap = copy_gap(4, 0.05)",
+    ]
+    ns = {"In": ["", *cells], "bounds": bounds, "copy_gap": 80.0}
+    monkeypatch.setattr(IPython, "get_ipython",
+                        lambda: types.SimpleNamespace(user_ns=ns))  # fmt: skip
+    env["a_builds"](80.0)
+    # function answers
+    fenv = {}
+    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
+                 "check.py", "exec"), fenv)  # fmt: skip
+    module = {"__name__": "__main__", "bounds": bounds, "np": np,
+              "functools": functools}  # fmt: skip
+    exec(own_class + "def mine(n, eps):\n    assert bounds\n    return P().copy_gap()",
+         module)  # fmt: skip
+    fenv["f_builds"](module["mine"])
+    for source, name in (
+        ("@functools.cache\ndef g(n, eps):\n    return bounds.copy_gap(n, eps)", "g"),
+        ("g = np.vectorize(lambda n, eps: bounds.copy_gap(n, eps))", "g"),
+        (
+            "kit = {'g': bounds.copy_gap}\ndef g(n, eps):\n    return kit['g'](n, eps)",
+            "g",
+        ),  # fmt: skip
+        (
+            "class T:\n    g = staticmethod(bounds.copy_gap)\n"
+            "def g(n, eps):\n    return T.g(n, eps)",
+            "g",
+        ),  # fmt: skip
+    ):
+        exec(source, module)
+        with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
+            fenv["f_builds"](module[name])
 
 
 def test_timeout_in_the_checks_names_the_question(tmp_path):

@@ -624,6 +624,7 @@ def {name}_builds({args}):
     """An answer calls the package's own function instead of building it."""
     import dis
     import functools
+    import importlib
     import inspect
     import pkgutil
     import re
@@ -643,44 +644,88 @@ def {name}_builds({args}):
         named = owner if isinstance(owner, type) else found
         targets[dotted] = named, dotted.split(".")[-1 - (named is owner)]
 
-    def names_of(code):  # the names the code reads; those read off an object or module
-        found, attrs, imports, stack = set(code.co_freevars), set(), set(), [code]
+    def names_of(code):
+        """The names the code reads; for each read of an attribute its base (how the
+        base is loaded, its name) and the attributes read off it so far; the modules
+        it imports and the names it imports from them."""
+        found, reads, imports, stack = set(code.co_freevars), [], [], [code]
+        loads = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST", "LOAD_CLOSURE")
         while stack:
             c = stack.pop()
             found |= set(c.co_names)
+            chain, module = None, None
             for i in dis.get_instructions(c):
-                if i.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"):
-                    attrs.add(i.argval)
+                if i.opname in loads:
+                    chain = (i.opname, i.argval, ())
+                elif i.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain:
+                    chain = (*chain[:2], (*chain[2], i.argval))
+                    reads.append(chain)
                 elif i.opname == "IMPORT_NAME":  # an import inside the function
-                    imports.add(i.argval)
+                    module = i.argval
+                    imports.append((module, None))
+                elif i.opname == "IMPORT_FROM" and module:
+                    imports.append((module, i.argval))
+                else:
+                    chain = None
             stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        return found, attrs, imports
+        return found, reads, imports
 
-    def uses(f, depth=0):
-        if depth > 3 or inspect.ismethod(f):  # a method: the judge's route to an answer
-            return None
+    def uses(f, depth=0, seen=None):
+        seen = set() if seen is None else seen
+        if depth > 8 or id(f) in seen or inspect.ismethod(f):  # a method: the judge's
+            return None  # route to an answer
+        seen.add(id(f))
         if isinstance(f, functools.partial):
             inner = [g for g in (f.func, *f.args) if callable(g)]
-            return next(filter(None, (uses(g, depth + 1) for g in inner)), None)
+            return next(filter(None, (uses(g, depth + 1, seen) for g in inner)), None)
+        # what a decorator (functools.cache), np.vectorize or a callable object wraps
+        inner = getattr(f, "__wrapped__", None) or getattr(f, "pyfunc", None)
+        if inner is None and callable(f) and not inspect.isroutine(f):
+            inner = None if isinstance(f, type) else getattr(type(f), "__call__", None)
+        if inspect.isfunction(inner) and inner is not f:
+            return uses(inner, depth + 1, seen)
         code = getattr(f, "__code__", None)
-        names, attrs, imports = names_of(code) if code else (set(), set(), set())
-        held = [f, *map(getattr(f, "__globals__", {{}}).get, names)]
+        names, reads, imports = names_of(code) if code else (set(), [], [])
+        own = getattr(f, "__globals__", {{}})
+        cells = dict(zip(code.co_freevars, f.__closure__ or ())) if code else {{}}
+        held = [f, *map(own.get, names)]
         held += [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
         held += [*(getattr(f, "__defaults__", None) or ())]
-        package = any(
-            inspect.ismodule(h) and h.__name__.split(".")[0] == "attnsig" for h in held
-        ) or any(m.split(".")[0] == "attnsig" for m in imports)
-        own = getattr(f, "__globals__", {{}})
+        # the package's functions kept in a dict, list or class of the notebook's
+        for h in list(held[1:]):
+            if isinstance(h, dict):
+                held += list(h.values())
+            elif isinstance(h, list | tuple):
+                held += list(h)
+            elif isinstance(h, type) and h.__module__ == f.__module__:
+                held += [getattr(m, "__func__", m) for m in vars(h).values()]
+        local = any(m.split(".")[0] == "attnsig" for m, _ in imports)
+
+        def base(kind, name):  # the object a load stands for (None: not known)
+            if kind in ("LOAD_DEREF", "LOAD_CLOSURE") and name in cells:
+                return cells[name].cell_contents
+            return own.get(name) if kind in ("LOAD_GLOBAL", "LOAD_NAME") else None
+
         for dotted, (target, short) in targets.items():
-            # a name of the package's read off one of its modules (or imported from
-            # it); a bare name only unless the module binds it to a function of its own
-            bare = short in names and own.get(short, target) is target
-            read = package and (short in attrs or bare)
-            if any(h is target for h in held) or read:
+            if any(h is target for h in held):
                 return dotted
+            for kind, name, attrs in reads:  # m.short or m.sub.short, m the package's
+                if attrs[-1] != short:
+                    continue
+                obj = base(kind, name)
+                for part in attrs[:-1]:
+                    obj = getattr(obj, part, None)
+                if getattr(obj, short, None) is target or obj is None and local:
+                    return dotted
+            for module, name in imports:  # from attnsig.bounds import copy_gap
+                if name == short and module.split(".")[0] == "attnsig":
+                    found = getattr(importlib.import_module(module), short, None)
+                    if found is target:
+                        return dotted
+        # the notebook's own functions and classes it calls: their code too
         helpers = [h for h in held[1:] if inspect.isfunction(h) and h is not f]
         for h in helpers:
-            if h.__module__ == f.__module__ and (found := uses(h, depth + 1)):
+            if h.__module__ == f.__module__ and (found := uses(h, depth + 1, seen)):
                 return found
         return None
 
@@ -688,10 +733,14 @@ def {name}_builds({args}):
         import io
         import tokenize
 
+        # the text of strings and f-strings (Python 3.12 splits these); their {{...}}
+        # expressions stay
+        text_only = {{tokenize.COMMENT, tokenize.STRING}}
+        text_only.add(getattr(tokenize, "FSTRING_MIDDLE", tokenize.COMMENT))
         kept, last = [], None
         try:
             for t in tokenize.generate_tokens(io.StringIO(text).readline):
-                if t.type in (tokenize.COMMENT, tokenize.STRING):
+                if t.type in text_only:
                     continue
                 word = (tokenize.NAME, tokenize.NUMBER)
                 if last in word and t.type in word:
@@ -701,6 +750,13 @@ def {name}_builds({args}):
         except (tokenize.TokenError, SyntaxError):  # a magic, say: the comments go
             return re.sub(r"#[^\\n]*", "", text)
         return "".join(kept)
+
+    def resolve(chain):  # what a dotted name of the notebook's stands for, or None
+        head, *rest = chain.split(".")
+        found = names.get(head)
+        for part in rest:
+            found = getattr(found, part, None)
+        return found
 
     for value in ({args},):
         if callable(value):
@@ -715,9 +771,10 @@ def {name}_builds({args}):
     history = list(shell.user_ns.get("In", [])) if shell and in_cells else []
     names = shell.user_ns if shell else {{}}
     for answer in answers:
-        head = r"^[ \\t]*[(\\[]?[ \\t]*(\\w+[ \\t]*,[ \\t]*)*"  # (a, b) = ... too
-        binds = re.compile(head + answer + r"\\b[^=\\n]*=(?!=)", re.M)
-        cell = code_of(next((c for c in reversed(history) if binds.search(c)), ""))
+        # every cell run so far that names the answer (the one that binds it, a
+        # tidying one after it, a walrus, a target list over several lines)
+        cells = [c for c in history if re.search(rf"\\b{{answer}}\\b", c)]
+        cell = "\\n".join(map(code_of, cells))
         words = set(re.findall(r"\\w+", cell))
         calls = set(re.findall(r"(?<![\\w.])(\\w+)\\(", cell))  # name( , not obj.name(
         # a function of the notebook's own that the cell calls, and what it reaches
@@ -726,21 +783,24 @@ def {name}_builds({args}):
         reached = next(filter(None, map(uses, helpers)), None)
         assert reached is None, message.format(reached)
         for dotted, (target, short) in targets.items():
-            # the student's own function or class of that name (this cell's or
-            # another's); a value bound to the name (the answer) is not one
+            # the student's own function or class of that name, in any cell run so
+            # far; a value bound to the name (the answer) is not one
             bound = names.get(short, target)
             made = inspect.isfunction(bound) or isinstance(bound, type)
-            mine = re.search(rf"\\b(def|class) {{short}}\\b", cell)
+            defines = rf"^[ \\t]*(def|class)[ \\t]+{{short}}\\b"
+            mine = any(re.search(defines, c, re.M) for c in history)
             mine = mine or made and bound is not target
             if isinstance(target, type):
                 held = [names.get(w) for w in words]
                 used = any(isinstance(h, target) for h in held)
                 used = used or short in words and not mine
             else:
-                read = re.search(rf"\\.{{short}}\\(", cell)  # read off a module
+                # read off an object of the notebook's that has it: a package module
+                chains = re.findall(rf"([\\w.]+)\\.{{short}}\\b", cell)
+                read = any(getattr(resolve(c), short, None) is target for c in chains)
                 package = rf"\\bfrom attnsig[\\w.]* import\\b[^\\n]*\\b{{short}}\\b"
                 imported = re.search(package, cell)  # from the package: its own
-                alias = any(names.get(w) is target for w in calls)
+                alias = any(names.get(w) is target for w in words)
                 used = read or imported or alias or short in calls and not mine
             assert not used, message.format(dotted)
 '''
