@@ -147,15 +147,22 @@
   // page behind it laid out otherwise) boxes only gain one.
   function updateScrollers(resized) {
     document.querySelectorAll(SCROLLERS).forEach(function (el) {
-      if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
+      var inline = el.matches("span.math");
+      // an inline formula: wider than its line by more than the pixel of rounding
+      var wide = el.scrollWidth > el.clientWidth + (inline ? 1 : 0);
+      if (inline && (wide || resized === true)) el.classList.toggle("attnsig-scrolls", wide);
+      if (wide) el.tabIndex = 0;
       else if (resized === true && el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
     });
   }
   var pending = null;
   window.addEventListener("resize", function () {
-    clearTimeout(pending);
+    updateScrollers(true);  // at once (a reader may press Tab right away), and again
+    clearTimeout(pending);  // once the layout has settled
     pending = setTimeout(function () { updateScrollers(true); }, 100);
   });
+  // Web fonts that arrive after MathJax has typeset change formulas' widths.
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(updateScrollers);
   // (In the capture phase: the solution titles' handler above stops the click there.)
   document.addEventListener("click", function () { setTimeout(updateScrollers, 400); }, true);
   window.addEventListener("load", function () {

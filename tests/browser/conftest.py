@@ -319,6 +319,9 @@ class Tab:
         if width != self.width:
             self.page.set_viewport_size({"width": width, "height": 900})
             self.width = width
+            # the page's own resize handler (book.js: which boxes scroll, and so take
+            # a tab stop) runs once more 100 ms after the last resize event
+            self.page.wait_for_timeout(250)
             self.settle()
 
     def settle(self, timeout: float = 3000) -> None:
