@@ -148,8 +148,12 @@
   function updateScrollers(resized) {
     document.querySelectorAll(SCROLLERS).forEach(function (el) {
       var inline = el.matches("span.math");
-      // an inline formula: wider than its line by more than the pixel of rounding
-      var wide = el.scrollWidth > el.clientWidth + (inline ? 1 : 0);
+      // an inline formula: its typeset box wider than its line by more than the pixel
+      // of rounding (its hidden copy for screen readers does not count)
+      var typeset = inline && el.querySelector("mjx-container");
+      var wide = typeset
+        ? typeset.getBoundingClientRect().width > el.getBoundingClientRect().width + 1
+        : el.scrollWidth > el.clientWidth;
       if (inline && (wide || resized === true)) el.classList.toggle("attnsig-scrolls", wide);
       if (wide) el.tabIndex = 0;
       else if (resized === true && el.hasAttribute("tabindex")) el.removeAttribute("tabindex");
