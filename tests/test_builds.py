@@ -785,6 +785,8 @@ def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeyp
         (["print(gap := bounds.copy_gap(4, 0.05))"], {}, True),
         (["gap = (bounds.copy_gap)(4, 0.05)"], {}, True),
         ([own_class + "gap = P().copy_gap()"], {}, False),
+        # R16a: the set-up cell imported the package's function of that name
+        ([own_class + "gap = P().copy_gap()"], {"copy_gap": bounds.copy_gap}, False),
     ]
     for cells, names, blocked in cases:
         ns = {"In": ["", *cells], "bounds": bounds, **names}
@@ -814,6 +816,8 @@ def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeyp
               "functools": functools}  # fmt: skip
     exec(own_class + "def mine(n, eps):\n    assert bounds\n    return P().copy_gap()",
          module)  # fmt: skip
+    fenv["f_builds"](module["mine"])
+    module["copy_gap"] = bounds.copy_gap  # imported by the set-up cell (R16a)
     fenv["f_builds"](module["mine"])
     for source, name in (
         ("@functools.cache\ndef g(n, eps):\n    return bounds.copy_gap(n, eps)", "g"),

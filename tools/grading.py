@@ -645,18 +645,20 @@ def {name}_builds({args}):
         targets[dotted] = named, dotted.split(".")[-1 - (named is owner)]
 
     def names_of(code):
-        """The names the code reads; for each read of an attribute its base (how the
-        base is loaded, its name) and the attributes read off it so far; the modules
-        it imports and the names it imports from them."""
-        found, reads, imports, stack = set(code.co_freevars), [], [], [code]
+        """The global names the code reads; for each read of an attribute its base
+        (how the base is loaded, its name) and the attributes read off it so far; the
+        modules it imports and the names it imports from them."""
+        reads, imports, stack = [], [], [code]
+        names = set()  # read as a global: a name of the notebook's (not an attribute)
         loads = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST", "LOAD_CLOSURE")
         while stack:
             c = stack.pop()
-            found |= set(c.co_names)
             chain, module = None, None
             for i in dis.get_instructions(c):
                 if i.opname in loads:
                     chain = (i.opname, i.argval, ())
+                    if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                        names.add(i.argval)
                 elif i.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain:
                     chain = (*chain[:2], (*chain[2], i.argval))
                     reads.append(chain)
@@ -668,7 +670,7 @@ def {name}_builds({args}):
                 else:
                     chain = None
             stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-        return found, reads, imports
+        return names | set(code.co_freevars), reads, imports
 
     def uses(f, depth=0, seen=None):
         seen = set() if seen is None else seen
@@ -788,8 +790,8 @@ def {name}_builds({args}):
             bound = names.get(short, target)
             made = inspect.isfunction(bound) or isinstance(bound, type)
             defines = rf"^[ \\t]*(def|class)[ \\t]+{{short}}\\b"
-            mine = any(re.search(defines, c, re.M) for c in history)
-            mine = mine or made and bound is not target
+            defined = any(re.search(defines, c, re.M) for c in history)
+            mine = defined or made and bound is not target
             if isinstance(target, type):
                 held = [names.get(w) for w in words]
                 used = any(isinstance(h, target) for h in held)
@@ -800,7 +802,9 @@ def {name}_builds({args}):
                 read = any(getattr(resolve(c), short, None) is target for c in chains)
                 package = rf"\\bfrom attnsig[\\w.]* import\\b[^\\n]*\\b{{short}}\\b"
                 imported = re.search(package, cell)  # from the package: its own
-                alias = any(names.get(w) is target for w in words)
+                bare = set(re.findall(r"(?<![\\w.])(\\w+)", cell))  # not obj.attr
+                bare -= {{short}} if defined else set()  # a def of the name: its own
+                alias = any(names.get(w) is target for w in bare)
                 used = read or imported or alias or short in calls and not mine
             assert not used, message.format(dotted)
 '''
