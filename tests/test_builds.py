@@ -634,29 +634,43 @@ def test_feedback_rows_hold_one_line_per_hint(tmp_path):
         assert (said in text) if said else "Judged on" not in text, seed
 
 
-def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
-    """A value answer's cell that defines its own function named like the blocked one
-    (and calls it) is not told to build it: it did; a package call still is."""
+def _copy_gap_check(name: str, answer: str, in_cells: bool):
+    """The public build check of a question `name` whose answer `answer` must not
+    call attnsig.bounds.copy_gap (a value answer read in its cells, or a function)."""
+    spec = {"answer": [answer], "builds": ["attnsig.bounds.copy_gap"]}
+    env = {}
+    source = grading.builds_check(name, {**spec, "builds_in_cells": in_cells})
+    exec(compile(source, "check.py", "exec"), env)
+    return env[f"{name}_builds"]
 
+
+def _judge_cells(monkeypatch, check, value, cases) -> None:
+    """Run a value answer's build `check` in a notebook whose input history is each
+    case's cells and whose names are its names (with the module `bounds`): it fails,
+    naming copy_gap, exactly where the case says blocked."""
     import types
 
     import IPython
 
     from attnsig import bounds
 
-    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
-    source = grading.builds_check("q", {**spec, "builds_in_cells": True})
-    env = {}
-    exec(compile(source, "check.py", "exec"), env)
-    own = "def copy_gap(n, eps):\n    return n / eps\n\ngap = copy_gap(4, 0.05)"
-    for cell, blocked in ((own, False), ("gap = bounds.copy_gap(4, 0.05)", True)):
-        shell = types.SimpleNamespace(user_ns={"In": ["", cell], "bounds": bounds})
+    for cells, names, blocked in cases:
+        ns = {"In": ["", *cells], "bounds": bounds, **names}
+        shell = types.SimpleNamespace(user_ns=ns)
         monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
         if blocked:
             with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-                env["q_builds"](1.0)
+                check(value)
         else:
-            env["q_builds"](1.0)
+            check(value)
+
+
+def test_public_check_lets_an_own_function_of_that_name_pass(monkeypatch):
+    """A value answer's cell that defines its own function named like the blocked one
+    (and calls it) is not told to build it: it did; a package call still is."""
+    own = "def copy_gap(n, eps):\n    return n / eps\n\ngap = copy_gap(4, 0.05)"
+    cases = [([own], {}, False), (["gap = bounds.copy_gap(4, 0.05)"], {}, True)]
+    _judge_cells(monkeypatch, _copy_gap_check("q", "gap", True), 1.0, cases)
 
 
 def test_public_check_lets_own_helpers_and_comments_pass(monkeypatch):
@@ -665,44 +679,25 @@ def test_public_check_lets_own_helpers_and_comments_pass(monkeypatch):
     (defined in another cell, or used by a function answer next to a package module)
     and a comment that names one call nothing of the package's; the package's own
     function, imported or read off its module, still fails."""
-    import types
-
-    import IPython
-
     from attnsig import bounds
-
-    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
-    env = {}
-    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
-                 "check.py", "exec"), env)  # fmt: skip
 
     def copy_gap(n, eps):  # the student's own, from an earlier cell
         return n / eps
 
-    cases = [
-        ("gap = copy_gap(4, 0.05)", {"copy_gap": copy_gap}, False),
-        ("gap = 3.0  # unlike bounds.copy_gap(4, 0.05)", {}, False),
-        ("gap = copy_gap(4, 0.05)", {"copy_gap": bounds.copy_gap}, True),
-        ("gap = bounds.copy_gap(4, 0.05)", {"bounds": bounds}, True),
-    ]
-    for cell, names, blocked in cases:
-        shell = types.SimpleNamespace(user_ns={"In": ["", cell], **names})
-        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
-        if blocked:
-            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-                env["q_builds"](1.0)
-        else:
-            env["q_builds"](1.0)
+    _judge_cells(monkeypatch, _copy_gap_check("q", "gap", True), 1.0, [
+        (["gap = copy_gap(4, 0.05)"], {"copy_gap": copy_gap}, False),
+        (["gap = 3.0  # unlike bounds.copy_gap(4, 0.05)"], {}, False),
+        (["gap = copy_gap(4, 0.05)"], {"copy_gap": bounds.copy_gap}, True),
+        (["gap = bounds.copy_gap(4, 0.05)"], {}, True),
+    ])  # fmt: skip
     # a function answer beside a package module, with a helper of its own name
-    fenv = {}
-    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
-                 "check.py", "exec"), fenv)  # fmt: skip
+    check = _copy_gap_check("f", "gap_of", False)
     module = {"bounds": bounds, "copy_gap": copy_gap}
     exec("def gap_of(n, eps):\n    assert bounds\n    return copy_gap(n, eps)", module)
-    fenv["f_builds"](module["gap_of"])
+    check(module["gap_of"])
     exec("def gap_of(n, eps):\n    return bounds.copy_gap(n, eps)", module)
     with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-        fenv["f_builds"](module["gap_of"])
+        check(module["gap_of"])
 
 
 def test_public_check_follows_the_routes_to_the_package(monkeypatch):
@@ -710,54 +705,34 @@ def test_public_check_follows_the_routes_to_the_package(monkeypatch):
     module beside a helper of that name, on a target list in brackets, on an alias or
     a helper from another cell, and on an import inside a function answer; a string
     naming the function calls nothing."""
-    import types
-
-    import IPython
-
     from attnsig import bounds
 
-    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
-    env = {}
-    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
-                 "check.py", "exec"), env)  # fmt: skip
     module = {"__name__": "__main__", "bounds": bounds}
     exec("def helper(n):\n    return bounds.copy_gap(n, 0.05)", module)
     exec("def copy_gap(n, eps):\n    return n / eps", module)
-    cases = [
-        ("gap = bounds.copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, True),
-        ("(gap, other) = bounds.copy_gap(4, 0.05), 1", {}, True),
-        ('gap = len("#") + bounds.copy_gap(4, 0.05)', {}, True),
-        ("gap = cg(4, 0.05)", {"cg": bounds.copy_gap}, True),
-        ("gap = helper(4)", {"helper": module["helper"]}, True),
+    own = {"copy_gap": module["copy_gap"]}
+    _judge_cells(monkeypatch, _copy_gap_check("q", "gap", True), 1.0, [
+        (["gap = bounds.copy_gap(4, 0.05)"], own, True),
+        (["(gap, other) = bounds.copy_gap(4, 0.05), 1"], {}, True),
+        (['gap = len("#") + bounds.copy_gap(4, 0.05)'], {}, True),
+        (["gap = cg(4, 0.05)"], {"cg": bounds.copy_gap}, True),
+        (["gap = helper(4)"], {"helper": module["helper"]}, True),
         # R14a: the answer named like the function, bound to its value
-        (
-            "from attnsig.bounds import copy_gap\ngap = copy_gap(4, 0.05)",
-            {"copy_gap": 3.4},
-            True,
-        ),  # fmt: skip
-        ("import attnsig.bounds as B\ngap = B.copy_gap(4, 0.05)", {"B": bounds}, True),
-        ('gap = 3.0\n"""not bounds.copy_gap(4, 0.05)"""', {}, False),
-        ("gap = copy_gap(4, 0.05)", {"copy_gap": module["copy_gap"]}, False),
-    ]
-    for cell, names, blocked in cases:
-        ns = {"In": ["", cell], "bounds": bounds, **names}
-        shell = types.SimpleNamespace(user_ns=ns)
-        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
-        if blocked:
-            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-                env["q_builds"](1.0)
-        else:
-            env["q_builds"](1.0)
-    fenv = {}
-    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
-                 "check.py", "exec"), fenv)  # fmt: skip
+        (["from attnsig.bounds import copy_gap\ngap = copy_gap(4, 0.05)"],
+         {"copy_gap": 3.4}, True),
+        (["import attnsig.bounds as B\ngap = B.copy_gap(4, 0.05)"],
+         {"B": bounds}, True),
+        (['gap = 3.0\n"""not bounds.copy_gap(4, 0.05)"""'], {}, False),
+        (["gap = copy_gap(4, 0.05)"], own, False),
+    ])  # fmt: skip
+    check = _copy_gap_check("f", "gap_of", False)
     for body in (
         "from attnsig.bounds import copy_gap\n    return copy_gap(n, eps)",
         "import attnsig.bounds as b\n    return b.copy_gap(n, eps)",
     ):
         exec(f"def gap_of(n, eps):\n    {body}", module)
         with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-            fenv["f_builds"](module["gap_of"])
+            check(module["gap_of"])
 
 
 def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeypatch):
@@ -767,19 +742,13 @@ def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeyp
     package name, is theirs; a package function behind a decorator, np.vectorize, a
     dict, a class attribute or in brackets is the package's."""
     import functools
-    import types
 
-    import IPython
     import numpy as np
 
     from attnsig import bounds
 
-    spec = {"answer": ["gap"], "builds": ["attnsig.bounds.copy_gap"]}
-    env = {}
-    exec(compile(grading.builds_check("q", {**spec, "builds_in_cells": True}),
-                 "check.py", "exec"), env)  # fmt: skip
     own_class = "class P:\n    def copy_gap(self):\n        return 1.0\n"
-    cases = [
+    _judge_cells(monkeypatch, _copy_gap_check("q", "gap", True), 1.0, [
         (["gap = bounds.copy_gap(4, 0.05)", "gap = float(gap)"], {}, True),
         (["(\n    gap,\n    other,\n) = bounds.copy_gap(4, 0.05), 1"], {}, True),
         (["print(gap := bounds.copy_gap(4, 0.05))"], {}, True),
@@ -787,54 +756,33 @@ def test_public_check_reads_every_cell_of_the_answer_and_wrapped_helpers(monkeyp
         ([own_class + "gap = P().copy_gap()"], {}, False),
         # R16a: the set-up cell imported the package's function of that name
         ([own_class + "gap = P().copy_gap()"], {"copy_gap": bounds.copy_gap}, False),
-    ]
-    for cells, names, blocked in cases:
-        ns = {"In": ["", *cells], "bounds": bounds, **names}
-        shell = types.SimpleNamespace(user_ns=ns)
-        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
-        if blocked:
-            with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-                env["q_builds"](1.0)
-        else:
-            env["q_builds"](1.0)
+    ])  # fmt: skip
     # the answer named like the function, the student's own def in an earlier cell
-    named = {"answer": ["copy_gap"], "builds": spec["builds"], "builds_in_cells": True}
-    exec(compile(grading.builds_check("a", named), "check.py", "exec"), env)
     cells = [
         "def copy_gap(n, eps):\n    return n / eps",
         "copy_gap = copy_gap(4, 0.05)",
     ]
-    ns = {"In": ["", *cells], "bounds": bounds, "copy_gap": 80.0}
-    monkeypatch.setattr(IPython, "get_ipython",
-                        lambda: types.SimpleNamespace(user_ns=ns))  # fmt: skip
-    env["a_builds"](80.0)
+    _judge_cells(monkeypatch, _copy_gap_check("a", "copy_gap", True), 80.0,
+                 [(cells, {"copy_gap": 80.0}, False)])  # fmt: skip
     # function answers
-    fenv = {}
-    exec(compile(grading.builds_check("f", {"answer": ["gap_of"], **spec}),
-                 "check.py", "exec"), fenv)  # fmt: skip
+    check = _copy_gap_check("f", "gap_of", False)
     module = {"__name__": "__main__", "bounds": bounds, "np": np,
               "functools": functools}  # fmt: skip
     exec(own_class + "def mine(n, eps):\n    assert bounds\n    return P().copy_gap()",
          module)  # fmt: skip
-    fenv["f_builds"](module["mine"])
+    check(module["mine"])
     module["copy_gap"] = bounds.copy_gap  # imported by the set-up cell (R16a)
-    fenv["f_builds"](module["mine"])
-    for source, name in (
-        ("@functools.cache\ndef g(n, eps):\n    return bounds.copy_gap(n, eps)", "g"),
-        ("g = np.vectorize(lambda n, eps: bounds.copy_gap(n, eps))", "g"),
-        (
-            "kit = {'g': bounds.copy_gap}\ndef g(n, eps):\n    return kit['g'](n, eps)",
-            "g",
-        ),  # fmt: skip
-        (
-            "class T:\n    g = staticmethod(bounds.copy_gap)\n"
-            "def g(n, eps):\n    return T.g(n, eps)",
-            "g",
-        ),  # fmt: skip
+    check(module["mine"])
+    for source in (
+        "@functools.cache\ndef g(n, eps):\n    return bounds.copy_gap(n, eps)",
+        "g = np.vectorize(lambda n, eps: bounds.copy_gap(n, eps))",
+        "kit = {'g': bounds.copy_gap}\ndef g(n, eps):\n    return kit['g'](n, eps)",
+        "class T:\n    g = staticmethod(bounds.copy_gap)\n"
+        "def g(n, eps):\n    return T.g(n, eps)",
     ):
         exec(source, module)
         with pytest.raises(AssertionError, match="attnsig.bounds.copy_gap"):
-            fenv["f_builds"](module[name])
+            check(module["g"])
 
 
 def test_timeout_in_the_checks_names_the_question(tmp_path):
