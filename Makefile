@@ -60,7 +60,7 @@ unit: $(TEST_STAMP)
 # The inner loop while editing (about a minute): lint, doctests, the unit tests without
 # the slow ones below (grading, fresh environments, the browser), and nbval of the chapter
 # notebooks changed since the branch left main (committed or not). `make test` runs all.
-SLOW_TESTS := test_assignments test_autograder_zip test_builds test_grading_cases \
+SLOW_TESTS := test_assignments test_autograder_zip test_builds test_gradescope_blocking test_grading_cases \
 	test_handed_out_notebooks test_student_setup test_variants
 check: $(TEST_STAMP)
 	$(MAKE) --no-print-directory lint

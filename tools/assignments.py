@@ -231,8 +231,18 @@ def master_notebook(nb, name: str, path: Path):
         "generate": True,
         "tests": {"files": True, "ok_format": False},
     }
-    cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
     found = questions(path, nb)
+    # On Gradescope (`otter run`) the package's plugin blocks the functions a question
+    # asks the student to build, as `grade` does (`attnsig._grading.with_blocking`).
+    builds = {
+        q["name"]: {"builds": q["spec"]["builds"], "in_cells": bool(in_cells)}
+        for q in found
+        if (q["spec"] or {}).get("builds")
+        for in_cells in [q["spec"].get("builds_in_cells")]
+    }
+    if builds:
+        config["plugins"] = [{"attnsig._grading.Blocking": {"questions": builds}}]
+    cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
     after = {}  # exercise label -> the VARIANTS whose data cell follows its statement
     for key, v in load_variants(path).items():
         after.setdefault(v["after"], []).append(key)

@@ -68,6 +68,8 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
+from attnsig._grading import answer_cells, blocking
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "assignments"
 TIMEOUT = 120.0
@@ -457,18 +459,19 @@ def test_cases_of(spec: dict, name: str = "question") -> list[tuple[str, dict]]:
     A public check tests the form and says so (`FORM_OK`), first saying "not answered
     yet" on a stub; in a question with partial credit it is worth nothing. A hidden
     check's hint is its docstring's first paragraph (`hint_of`). A question that
-    `builds` package functions gets one more public check (`builds_check`).
+    `builds` package functions gets one more public check, the last (`builds_check`).
     """
     public = list(spec.get("public", []))
-    public += [builds_check(name, spec)] if spec.get("builds") else []
     config = {"hidden": False, "success_message": FORM_OK}
     config |= {"points": 0} if spec.get("partial") else {}
     found = [(guard_unanswered(source), dict(config)) for source in public]
     for source in spec.get("hidden", []):
-        config = {"hidden": True}
+        hidden = {"hidden": True}
         if text := hint_of(source):
-            config["failure_message"] = text
-        found.append((source, config))
+            hidden["failure_message"] = text
+        found.append((source, hidden))
+    # last: in a graded run it reads the blocked calls the checks above made
+    found += [(builds_check(name, spec), config)] if spec.get("builds") else []
     return found
 
 
@@ -560,63 +563,8 @@ class Session:
 
 
 # --- Build it yourself: the package's answer functions blocked where a question asks
-# for them (a question's `builds`, tools/assignments.py)
-
-
-def blocking(names, question):
-    """Replace the functions `names` (dotted, "attnsig.bounds.copy_gap", or a class's
-    method or classmethod, "attnsig.attention.MultiHeadAttention.__call__") by a stub
-    that raises "<name> is not available for question <question>: build it yourself",
-    and return the function that puts them back.
-
-    The function object keeps its identity and gets the stub's code, so that every
-    reference to it (a module attribute, an alias or re-export, a name the notebook
-    imported, a default argument, a partial) is blocked; a call from inside `attnsig`
-    (another package function using it) still reaches the original. Runs in the
-    grading kernel (its source is sent there) and in the judge's tests.
-    """
-    import pkgutil
-    import types
-
-    undo = []
-    for dotted in names:
-        try:  # the longest importable module, then attributes
-            function = pkgutil.resolve_name(dotted)
-            function = getattr(function, "__func__", function)  # a classmethod's
-            code = function.__code__
-        except (ImportError, AttributeError):
-            continue
-        message = (
-            f"{dotted} is not available for question {question}: build it yourself"
-        )
-        original = types.FunctionType(
-            code, function.__globals__, function.__name__, function.__defaults__,
-            function.__closure__,
-        )  # fmt: skip
-        original.__kwdefaults__ = function.__kwdefaults__
-        registry = function.__globals__.setdefault("__attnsig_originals__", {})
-        registry[dotted] = original
-        source = (
-            "def stub(*args, **kwargs):\n"
-            "    import sys\n"
-            "    caller = sys._getframe(1).f_globals.get('__name__') or ''\n"
-            "    if caller.split('.')[0] == 'attnsig':\n"
-            f"        return __attnsig_originals__[{dotted!r}](*args, **kwargs)\n"
-            f"    raise NotImplementedError({message!r})\n"
-        )
-        made = {}
-        exec(compile(source, f"<blocked {dotted}>", "exec"), made)
-        try:
-            function.__code__ = made["stub"].__code__
-        except ValueError:  # a closure: the stub cannot take its place
-            continue
-        undo.append((function, code))
-
-    def restore():
-        for function, code in reversed(undo):
-            function.__code__ = code
-
-    return restore
+# for them (a question's `builds`, tools/assignments.py; `attnsig._grading`, which the
+# autograder zip's otter plugin uses as well)
 
 
 _BUILDS_CHECK = '''
@@ -634,6 +582,16 @@ def {name}_builds({args}):
     in_cells = {in_cells!r}
     answers = {answers!r}
     message = "{{}} is not available for question {name}: build it yourself"
+    graded = __import__("sys").modules.get("attnsig._grading")
+    if graded is not None and graded.ACTIVE:
+        # a graded run (otter's plugin, `with_blocking`): the functions themselves
+        # are blocked, and a blocked call explains lost points. One made by a function
+        # answer while the checks called it, or by an answer cell that left its answer
+        # unset; an answer computed by hand and kept is judged by its value.
+        said = [d for q, d in graded.CALLS if q == "{name}"]
+        unset = any(v is ... or v is None for v in ({args},))  # None: not defined
+        assert not (said and (unset or not in_cells)), message.format(said[-1])
+        return
     targets = {{}}  # dotted: (what an answer names, its name); a method: its class
     for dotted in blocked:
         try:
@@ -867,12 +825,11 @@ def note_builds(result: dict) -> None:
 
 
 def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
-    """`builds.json` for the runner: `blocking`'s source (as `__attnsig_blocking`)
-    and, by index, the answer cells (`answering`, from `answer_cells`) of the
-    questions with `builds_in_cells`, with (names blocked, question)."""
-    source = inspect.getsource(blocking).replace(
-        "def blocking(", "def __attnsig_blocking("
-    )
+    """`builds.json` for the runner: the import of `blocking` (as
+    `__attnsig_blocking`) and, by index, the answer cells (`answering`, from
+    `answer_cells`) of the questions with `builds_in_cells`, with (names blocked,
+    question)."""
+    source = "from attnsig._grading import blocking as __attnsig_blocking\n"
     regions = {
         str(i): (checks[q]["builds"], checks[q]["name"])
         for i, q in answering.items()
@@ -880,25 +837,6 @@ def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
     }
     data = {"source": source, "regions": regions}
     (scratch / "builds.json").write_text(json.dumps(data))
-
-
-def answer_cells(cells, checks: dict) -> dict[int, str]:
-    """The code cells of a submission that answer a question: those between its
-    statement (or an earlier check cell) and its `grader.check` cell, by index, with
-    the question's name."""
-    found = {}
-    for i, cell in enumerate(cells):
-        m = re.match(r'\s*grader\.check\("(\w+)"\)', cell.source)
-        if cell.cell_type != "code" or not m or m.group(1) not in checks:
-            continue
-        j = i - 1
-        while j >= 0 and cells[j].metadata.get("editable") is not False:
-            if cells[j].cell_type == "code":
-                if re.match(r"\s*grader\.", cells[j].source):
-                    break
-                found[j] = m.group(1)
-            j -= 1
-    return found
 
 
 # --- Judging one submission (in its own interpreter)

@@ -1,0 +1,176 @@
+"""Build it yourself: the package's functions blocked while a question asks for them.
+
+A course question that asks the student to build what the package provides names those
+functions (its `builds`, ``tools/assignments.py``). While the question's answer cells
+run, and while its check calls a function answer, each of them raises
+``NotImplementedError("<name> is not available for question <q>: build it yourself")``.
+
+Two graders use this module: the course's local ``grade`` (``tools/grading.py``), which
+switches the blocks cell by cell in its own runner, and otter-grader on Gradescope (or
+``otter run``), through the plugin :class:`Blocking`, which writes the same switches
+into the submission as cells before otter runs it. Both run in the student's kernel,
+so the blocks stop a call of the package, by any route, not a student who sets out to
+undo them.
+
+It lives in the package, privately, because the autograder zip installs the package
+and nothing else of the course's; it is not part of the book's API.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+try:
+    from otter.plugins import AbstractOtterPlugin
+except ImportError:  # the package without otter-grader: only the plugin needs it
+    AbstractOtterPlugin = object
+
+#: (question, dotted name) of each blocked call made, in order
+CALLS: list[tuple[str, str]] = []
+#: True in a kernel whose blocks are switched by :func:`with_blocking`'s cells
+ACTIVE = False
+
+_CHECK_CELL = re.compile(r'\s*grader\.check\("(\w+)"\)')
+
+
+def blocking(names, question):
+    """Block the package functions `names` for `question`; return the undoing.
+
+    `names` are dotted ("attnsig.bounds.copy_gap", or a class's method or
+    classmethod, "attnsig.attention.MultiHeadAttention.__call__"). Each is replaced by
+    a stub that raises "<name> is not available for question <question>: build it
+    yourself"; the function returned puts them back.
+
+    The function object keeps its identity and gets the stub's code, so that every
+    reference to it (a module attribute, an alias or re-export, a name the notebook
+    imported, a default argument, a partial, a bound method) is blocked; a call from
+    inside `attnsig` (another package function using it) still reaches the original.
+    Each blocked call is recorded in `CALLS`.
+    """
+    import pkgutil
+    import types
+
+    undo = []
+    for dotted in names:
+        try:  # the longest importable module, then attributes
+            function = pkgutil.resolve_name(dotted)
+            function = getattr(function, "__func__", function)  # a classmethod's
+            code = function.__code__
+        except (ImportError, AttributeError):
+            continue
+        message = (
+            f"{dotted} is not available for question {question}: build it yourself"
+        )
+        original = types.FunctionType(
+            code, function.__globals__, function.__name__, function.__defaults__,
+            function.__closure__,
+        )  # fmt: skip
+        original.__kwdefaults__ = function.__kwdefaults__
+        registry = function.__globals__.setdefault("__attnsig_originals__", {})
+        registry[dotted] = original
+        source = (
+            "def stub(*args, **kwargs):\n"
+            "    import sys\n"
+            "    caller = sys._getframe(1).f_globals.get('__name__') or ''\n"
+            "    if caller.split('.')[0] == 'attnsig':\n"
+            f"        return __attnsig_originals__[{dotted!r}](*args, **kwargs)\n"
+            "    sys.modules['attnsig._grading'].CALLS.append(\n"
+            f"        ({question!r}, {dotted!r}))\n"
+            f"    raise NotImplementedError({message!r})\n"
+        )
+        made = {}
+        exec(compile(source, f"<blocked {dotted}>", "exec"), made)
+        try:
+            function.__code__ = made["stub"].__code__
+        except ValueError:  # a closure: the stub cannot take its place
+            continue
+        undo.append((function, code))
+
+    def restore():
+        for function, code in reversed(undo):
+            function.__code__ = code
+
+    return restore
+
+
+def answer_cells(cells, questions) -> dict[int, str]:
+    """The code cells of a notebook that answer a question of `questions` (names).
+
+    Those between its statement (or an earlier check cell) and its `grader.check`
+    cell, by index, with the question's name.
+    """
+    found = {}
+    for i, cell in enumerate(cells):
+        m = _CHECK_CELL.match(cell.source)
+        if cell.cell_type != "code" or not m or m.group(1) not in questions:
+            continue
+        j = i - 1
+        while j >= 0 and cells[j].metadata.get("editable") is not False:
+            if cells[j].cell_type == "code":
+                if re.match(r"\s*grader\.", cells[j].source):
+                    break
+                found[j] = m.group(1)
+            j -= 1
+    return found
+
+
+_SET_UP = """\
+import attnsig._grading
+attnsig._grading.ACTIVE = True
+__attnsig_restore = lambda: None
+"""
+_SWITCH = """\
+__attnsig_restore()
+__attnsig_restore = attnsig._grading.blocking({names!r}, {question!r})
+"""
+_CHECK = 'import otter\notter.Notebook().check("{question}")\n'
+
+
+def with_blocking(nb, questions: dict):
+    """The notebook `nb` with cells that switch the blocks as the local grader does.
+
+    `questions` maps a question's name to ``{"builds": [dotted, ...], "in_cells":
+    bool}``. Its functions are blocked while its `grader.check` cell runs (the checks
+    call its function answers there) and, with `in_cells`, while its answer cells run;
+    a question whose check cell is gone gets one at the end, so that no check runs
+    without its blocks.
+    """
+    from nbformat.v4 import new_code_cell as code
+
+    nb = copy.deepcopy(nb)
+
+    def switch(question):
+        names = questions[question]["builds"] if question else []
+        return code(_SWITCH.format(names=names, question=question or ""))
+
+    in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
+    region = answer_cells(nb.cells, in_cells)
+    checked, active, cells = set(), None, [code(_SET_UP)]
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and c.source.strip():
+            m = _CHECK_CELL.match(c.source)
+            now = m.group(1) if m and m.group(1) in questions else region.get(i)
+            checked.add(now if m else None)
+            if now != active:
+                cells.append(switch(now))
+                active = now
+        cells.append(c)
+    for question in questions:
+        if question not in checked:
+            cells += [switch(question), code(_CHECK.format(question=question))]
+            active = question
+    nb.cells = [*cells, switch(None)] if active else cells
+    return nb
+
+
+class Blocking(AbstractOtterPlugin):
+    """otter-grader's plugin for the questions' `builds`.
+
+    Before otter runs a submission, :func:`with_blocking` adds the cells that switch
+    the blocks. Its configuration (the autograder zip's ``otter_config.json``) is
+    ``{"questions": {name: {"builds": [...], "in_cells": bool}}}``.
+    """
+
+    def before_execution(self, submission):
+        return with_blocking(submission, self.plugin_config.get("questions", {}))

@@ -1,0 +1,245 @@
+"""Build it yourself on Gradescope: the autograder zip's otter plugin
+(`attnsig._grading.Blocking`) blocks the package's functions at run time, as `grade`
+does, so a call of the package scores 0 by whatever route it takes, and a self-check
+against the package beside an answer built by hand costs nothing.
+
+The cases run through `otter run -a autograder.zip`, as Gradescope runs a submission.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+import pytest
+
+from attnsig._grading import with_blocking
+
+pytest.importorskip("otter", reason="otter-grader is not installed")
+
+from tools import assignments  # noqa: E402
+
+ROOT = assignments.ROOT
+MESSAGE = "is not available for question {}: build it yourself"
+
+
+def _cell(source, editable=None):
+    cell = nbformat.v4.new_code_cell(source)
+    if editable is not None:
+        cell.metadata["editable"] = editable
+    return cell
+
+
+def _statement(text):
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["editable"] = False
+    return cell
+
+
+def test_with_blocking_switches_the_blocks_where_grade_does():
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            _cell("import numpy as np"),
+            _statement("**Exercise 1**"),
+            _cell("x = 1"),
+            _cell('grader.check("q1")', editable=False),
+            _statement("**Exercise 2**"),
+            _cell("def f(): ..."),
+            _cell('grader.check("q2")', editable=False),
+            _statement("**Exercise 3**"),
+            _cell("y = 2"),  # its check cell deleted
+        ]
+    )
+    questions = {
+        "q1": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
+        "q2": {"builds": ["attnsig.bounds.subset_gap"], "in_cells": False},
+        "q3": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
+    }
+    cells = [c.source for c in with_blocking(nb, questions).cells]
+    switches = [
+        (i, s.splitlines()[1].split("blocking(")[1])
+        for i, s in enumerate(cells)
+        if s.startswith("__attnsig_restore()")
+    ]
+    assert cells[0].startswith("import attnsig._grading")
+    none, q1, q2, q3 = (
+        "[], '')",
+        *(f"{questions[q]['builds']!r}, {q!r})" for q in questions),
+    )
+    # q1: its answer cell and its check; q2: its check only (where f is called); q3's
+    # answer cell is not known without its check cell, which is added at the end
+    assert [s for _, s in switches] == [q1, none, q2, none, q3, none]
+    at = [i for i, _ in switches]
+    assert cells[at[0] + 1 : at[0] + 3] == ["x = 1", 'grader.check("q1")']
+    assert cells[at[1] + 1] == "def f(): ..."
+    assert cells[at[2] + 1] == 'grader.check("q2")'
+    assert cells[at[3] + 1] == "y = 2"
+    assert cells[at[4] + 1].endswith('.check("q3")\n')
+    assert len(nb.cells) == 9, "the submission itself is not changed"
+
+
+def test_the_zip_names_the_plugin_and_its_questions(tmp_path):
+    dest = assignments.build_one(ROOT / "chapters/memory/signatures.ipynb", tmp_path)
+    config = json.loads((dest / "autograder" / "otter_config.json").read_text())
+    (plugin,) = config["plugins"]
+    questions = plugin["attnsig._grading.Blocking"]["questions"]
+    assert set(questions) == {"sigch_ex_area", "sigch_ex_recall"}
+    assert "attnsig.signature.levy_area" in questions["sigch_ex_area"]["builds"]
+
+
+# Each case: (chapter, question, its score, edits of the solution notebook). An edit is
+# (where, source): the answer cell replaced ("answer"), a cell inserted after it
+# ("after") or before the question's statement ("before"), the check cell deleted
+# ("no check").
+HAND_AREA = """\
+def swept_area(path):
+    sig = signature(path, 2)
+    return 0.5 * (sig[word_index((0, 1), 2)] - sig[word_index((1, 0), 2)])
+area_words = [(0, 1), (1, 0)]
+"""
+PACKAGE_AREA = "def swept_area(path):\n    return float(levy_area(path))\n"
+HAND_MAP = """\
+Qn, Kn, Vn = to_float(Q), to_float(K), to_float(V)
+a_s = softmax(Qn @ Kn.T / np.sqrt(float(d_k)), axis=-1)
+out_s = a_s @ Vn
+a_r = softmax(Qn @ Kn.T, axis=-1)
+out_r = a_r @ Vn
+"""
+PACKAGE_MAP = """\
+Qn, Kn, Vn = to_float(Q), to_float(K), to_float(V)
+out_s, a_s = sdpa(Qn, Kn, Vn)
+out_r, a_r = sdpa(Qn * np.sqrt(float(d_k)), Kn, Vn)
+"""
+SDPA = "from attnsig.attention import scaled_dot_product_attention as sdpa\n"
+AREA, MAP = ("signatures", "sigch_ex_area"), ("scaled-dot-product", "abh_q3b")
+CASES = {
+    "area by hand, checked against the package in its own cell": (
+        *AREA,
+        3,
+        [
+            ("answer", HAND_AREA),
+            (
+                "after",
+                "p = np.array([[0, 0], [1, 0], [1, 1.0]])\n"
+                "assert abs(swept_area(p) - float(levy_area(p))) < 1e-12",
+            ),
+        ],
+    ),  # fmt: skip
+    "area: one line": (
+        *AREA,
+        0,
+        [("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]")],
+    ),
+    "area: a partial made before the statement": (
+        *AREA,
+        0,
+        [
+            ("answer", "swept_area = area_of\narea_words = [(0, 1), (1, 0)]"),
+            ("before", "import functools\narea_of = functools.partial(levy_area)"),
+        ],
+    ),  # fmt: skip
+    "area: a bound method found by getattr": (
+        *AREA,
+        0,
+        [
+            (
+                "answer",
+                "class A:\n    def m(self, p):\n        import attnsig\n"
+                "        return getattr(attnsig.signature, 'levy' + '_area')(p)\n"
+                "swept_area = A().m\narea_words = [(0, 1), (1, 0)]",
+            )
+        ],
+    ),  # fmt: skip
+    "area: the check cell deleted": (
+        *AREA,
+        0,
+        [("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]"), ("no check", "")],
+    ),  # fmt: skip
+    "map by hand, self-checked after the answer": (
+        *MAP,
+        3,
+        [
+            (
+                "answer",
+                HAND_MAP + SDPA + "assert np.allclose(sdpa(Qn, Kn, Vn)[0], out_s)",
+            )
+        ],
+    ),  # fmt: skip
+    "map: the package in a %%time cell": (
+        *MAP,
+        0,
+        [("answer", "%%time\n" + SDPA + PACKAGE_MAP)],
+    ),
+    "map: the package through an alias made before the statement": (
+        *MAP,
+        0,
+        [("answer", PACKAGE_MAP), ("before", SDPA)],
+    ),  # fmt: skip
+}
+
+
+def _submission(solution, question: str, edits) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(solution)
+    check = next(
+        i for i, c in enumerate(nb.cells) if c.source == f'grader.check("{question}")'
+    )
+    answer = check - 1
+    statement = answer - 1
+    for where, source in edits:
+        if where == "answer":
+            nb.cells[answer] = nbformat.v4.new_code_cell(source)
+        elif where == "after":
+            nb.cells.insert(check, nbformat.v4.new_code_cell(source))
+            check += 1
+        elif where == "before":
+            nb.cells.insert(statement, nbformat.v4.new_code_cell(source))
+            answer, check = answer + 1, check + 1
+        else:
+            del nb.cells[check]
+    return nb
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="otter run, as on Gradescope")
+def test_otter_run_blocks_the_package_by_any_route(tmp_path):
+    chapters = {"signatures": "memory", "scaled-dot-product": "attention-by-hand"}
+    built = {
+        stem: assignments.build_one(
+            ROOT / "chapters" / part / f"{stem}.ipynb", tmp_path
+        )
+        for stem, part in chapters.items()
+    }
+
+    def run(item):
+        k, (stem, question, _, edits) = item
+        autograder = built[stem] / "autograder"
+        solution = nbformat.read(autograder / f"{stem}.ipynb", as_version=4)
+        out = tmp_path / f"case{k}"
+        out.mkdir()
+        nbformat.write(_submission(solution, question, edits), out / f"{stem}.ipynb")
+        own = {key: str(out / key.lower()) for key in ("IPYTHONDIR", "MPLCONFIGDIR")}
+        zipped, nb = autograder / "autograder.zip", out / f"{stem}.ipynb"
+        command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", zipped,
+                   "-o", out, nb]  # fmt: skip
+        done = subprocess.run(
+            command, cwd=out, env={**os.environ, **own}, capture_output=True,
+            text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        tests = json.loads((out / "results.json").read_text())["tests"]
+        return next(t for t in tests if t["name"] == question)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, enumerate(CASES.values())))
+    wrong = {}
+    for (case, (_, question, score, _)), result in zip(
+        CASES.items(), results, strict=True
+    ):
+        said = MESSAGE.format(question) in result.get("output", "")
+        if result["score"] != score or said != (score == 0):
+            wrong[case] = (result["score"], result.get("output", "")[-600:])
+    assert not wrong, wrong
