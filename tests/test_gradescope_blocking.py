@@ -51,14 +51,21 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
             _statement("**Exercise 2**"),
             _cell("def f(): ..."),
             _cell('grader.check("q2")', editable=False),
-            _statement("**Exercise 3**"),
+            _statement("**Exercise 3** (a value)"),
             _cell("y = 2"),  # its check cell deleted
+            _statement("**Exercise 4**"),
+            _cell("z = 3"),  # its check cell deleted, and no statement known
         ]
     )
     questions = {
         "q1": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
         "q2": {"builds": ["attnsig.bounds.subset_gap"], "in_cells": False},
-        "q3": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
+        "q3": {
+            "builds": ["attnsig.bounds.copy_gap"],
+            "in_cells": True,
+            "statement": "**Exercise 3**",
+        },
+        "q4": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
     }
     cells = [c.source for c in with_blocking(nb, questions).cells]
     switches = [
@@ -67,20 +74,21 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
         if s.startswith("__attnsig_restore()")
     ]
     assert cells[0].startswith("import attnsig._grading")
-    none, q1, q2, q3 = (
-        "[], '')",
-        *(f"{questions[q]['builds']!r}, {q!r})" for q in questions),
-    )
-    # q1: its answer cell and its check; q2: its check only (where f is called); q3's
-    # answer cell is not known without its check cell, which is added at the end
-    assert [s for _, s in switches] == [q1, none, q2, none, q3, none]
+    q1, q2, q3, q4 = (f"{v['builds']!r}, {q!r})" for q, v in questions.items())
+    none = "[], '')"
+    # q1: its answer cell and its check; q2: its check only (where f is called); q3:
+    # its answer cell, found by its statement, and a check added at the end; q4: its
+    # answer cell is not known, its check is added at the end
+    assert [s for _, s in switches] == [q1, none, q2, q3, none, q3, q4, none]
     at = [i for i, _ in switches]
     assert cells[at[0] + 1 : at[0] + 3] == ["x = 1", 'grader.check("q1")']
     assert cells[at[1] + 1] == "def f(): ..."
     assert cells[at[2] + 1] == 'grader.check("q2")'
     assert cells[at[3] + 1] == "y = 2"
-    assert cells[at[4] + 1].endswith('.check("q3")\n')
-    assert len(nb.cells) == 9, "the submission itself is not changed"
+    assert cells[at[4] + 1] == "z = 3"
+    assert cells[at[5] + 1].endswith('.check("q3")\n')
+    assert cells[at[6] + 1].endswith('.check("q4")\n')
+    assert len(nb.cells) == 11, "the submission itself is not changed"
 
 
 def test_the_zip_names_the_plugin_and_its_questions(tmp_path):
@@ -175,6 +183,11 @@ CASES = {
         0,
         [("answer", "%%time\n" + SDPA + PACKAGE_MAP)],
     ),
+    "map: the package, its check cell deleted": (
+        *MAP,
+        0,
+        [("answer", SDPA + PACKAGE_MAP), ("no check", "")],
+    ),  # fmt: skip
     "map: the package through an alias made before the statement": (
         *MAP,
         0,
@@ -204,42 +217,72 @@ def _submission(solution, question: str, edits) -> nbformat.NotebookNode:
     return nb
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="otter run, as on Gradescope")
-def test_otter_run_blocks_the_package_by_any_route(tmp_path):
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory):
+    """The assignments built, and each case's notebook in a folder of its own."""
+    tmp = tmp_path_factory.mktemp("gradescope")
     chapters = {"signatures": "memory", "scaled-dot-product": "attention-by-hand"}
     built = {
-        stem: assignments.build_one(
-            ROOT / "chapters" / part / f"{stem}.ipynb", tmp_path
-        )
+        stem: assignments.build_one(ROOT / "chapters" / part / f"{stem}.ipynb", tmp)
         for stem, part in chapters.items()
     }
-
-    def run(item):
-        k, (stem, question, _, edits) = item
+    cases = []
+    for k, (stem, question, _, edits) in enumerate(CASES.values()):
         autograder = built[stem] / "autograder"
         solution = nbformat.read(autograder / f"{stem}.ipynb", as_version=4)
-        out = tmp_path / f"case{k}"
+        out = tmp / f"case{k}"
         out.mkdir()
         nbformat.write(_submission(solution, question, edits), out / f"{stem}.ipynb")
-        own = {key: str(out / key.lower()) for key in ("IPYTHONDIR", "MPLCONFIGDIR")}
-        zipped, nb = autograder / "autograder.zip", out / f"{stem}.ipynb"
+        cases.append((autograder / "autograder.zip", out / f"{stem}.ipynb", question))
+    return cases
+
+
+def _wrong(results) -> dict:
+    wrong = {}
+    for (case, (_, question, score, _)), (got, output) in zip(
+        CASES.items(), results, strict=True
+    ):
+        said = MESSAGE.format(question) in output
+        if got != score or said != (score == 0):
+            wrong[case] = (got, output[-600:])
+    return wrong
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="otter run, as on Gradescope")
+def test_otter_run_blocks_the_package_by_any_route(submissions):
+    def run(case):
+        zipped, nb, question = case
+        own = {
+            key: str(nb.parent / key.lower()) for key in ("IPYTHONDIR", "MPLCONFIGDIR")
+        }
         command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a", zipped,
-                   "-o", out, nb]  # fmt: skip
+                   "-o", nb.parent, nb]  # fmt: skip
         done = subprocess.run(
-            command, cwd=out, env={**os.environ, **own}, capture_output=True,
+            command, cwd=nb.parent, env={**os.environ, **own}, capture_output=True,
             text=True, timeout=600,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-3000:]
-        tests = json.loads((out / "results.json").read_text())["tests"]
-        return next(t for t in tests if t["name"] == question)
+        tests = json.loads((nb.parent / "results.json").read_text())["tests"]
+        result = next(t for t in tests if t["name"] == question)
+        return result["score"], result.get("output", "")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(run, enumerate(CASES.values())))
-    wrong = {}
-    for (case, (_, question, score, _)), result in zip(
-        CASES.items(), results, strict=True
-    ):
-        said = MESSAGE.format(question) in result.get("output", "")
-        if result["score"] != score or said != (score == 0):
-            wrong[case] = (result["score"], result.get("output", "")[-600:])
-    assert not wrong, wrong
+        results = list(pool.map(run, submissions))
+    assert not (wrong := _wrong(results)), wrong
+
+
+def test_grade_scores_the_same_notebooks_alike(submissions):
+    """The local `grade` blocks in its own runner: the same scores and messages."""
+    from tools import grading
+
+    def run(case):
+        zipped, nb, question = case
+        out = nb.parent / "graded"
+        (row,) = grading.grade(zipped, [nb], jobs=1, timeout=300, out=out)
+        assert row["status"] == "ok", row
+        (feedback,) = (out / "feedback").glob("*.md")
+        return row[question], feedback.read_text()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, submissions))
+    assert not (wrong := _wrong(results)), wrong

@@ -234,12 +234,17 @@ def master_notebook(nb, name: str, path: Path):
     found = questions(path, nb)
     # On Gradescope (`otter run`) the package's plugin blocks the functions a question
     # asks the student to build, as `grade` does (`attnsig._grading.with_blocking`).
-    builds = {
-        q["name"]: {"builds": q["spec"]["builds"], "in_cells": bool(in_cells)}
-        for q in found
-        if (q["spec"] or {}).get("builds")
-        for in_cells in [q["spec"].get("builds_in_cells")]
-    }
+    # A line of each statement finds the question's answer cells where the student
+    # deleted its check cell.
+    context, builds = context_for(path), {}
+    for q in found:
+        if (q["spec"] or {}).get("builds") and q["exercise"] is not None:
+            said = to_jupyter(nb.cells[q["exercise"]].source, context).strip()
+            builds[q["name"]] = {
+                "builds": q["spec"]["builds"],
+                "in_cells": bool(q["spec"].get("builds_in_cells")),
+                "statement": said.splitlines()[0],
+            }
     if builds:
         config["plugins"] = [{"attnsig._grading.Blocking": {"questions": builds}}]
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
@@ -304,7 +309,6 @@ def master_notebook(nb, name: str, path: Path):
             # A place for the written part, which the grader marks by hand (rubric.md).
             cells.append(_md(WRITTEN))
     # Jupyter and Colab render Markdown and math but not MyST's roles and directives.
-    context = context_for(path)
     for cell in cells:
         if cell.cell_type == "markdown":
             cell.source = to_jupyter(cell.source, context)

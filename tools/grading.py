@@ -906,6 +906,16 @@ def read_checks(autograder_zip: Path) -> dict[str, str]:
         }
 
 
+def statements(autograder_zip: Path) -> dict[str, str]:
+    """A line of the statement of each question with `builds`, from the zip's otter
+    plugin (`attnsig._grading.with_blocking`): its answer cells without a check cell."""
+    with zipfile.ZipFile(autograder_zip) as zf:
+        config = json.loads(zf.read("otter_config.json"))
+    plugins = [p for p in config.get("plugins", []) if isinstance(p, dict)]
+    found = [p.get("attnsig._grading.Blocking", {}) for p in plugins]
+    return {q: v.get("statement") for f in found for q, v in f["questions"].items()}
+
+
 def has_variants(autograder_zip: Path) -> bool:
     """Whether a check of the assignment takes the student's variant (the seed the
     judge sets, `tools.questions`): else every student has the book's numbers."""
@@ -1029,7 +1039,7 @@ def judge(
         # a file that cannot be opened now (moved, no permission) may open next time
         result.update(status="invalid", reason=reason, again=isinstance(exc, OSError))
         return result
-    answering = answer_cells(nb.cells, checks)
+    answering = answer_cells(nb.cells, checks, statements(autograder_zip))
     write_builds(scratch, answering, checks)
     for c in nb.cells:  # kept, a check cell as an empty code cell: cells keep numbers
         if c.cell_type != "code" or all(map(_GRADER_CALL.match, c.source.splitlines())):

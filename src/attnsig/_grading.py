@@ -32,6 +32,7 @@ CALLS: list[tuple[str, str]] = []
 ACTIVE = False
 
 _CHECK_CELL = re.compile(r'\s*grader\.check\("(\w+)"\)')
+_GRADER = re.compile(r"\s*grader\.")
 
 
 def blocking(names, question):
@@ -94,17 +95,20 @@ def blocking(names, question):
     return restore
 
 
-def answer_cells(cells, questions) -> dict[int, str]:
+def answer_cells(cells, questions, statements=None) -> dict[int, str]:
     """The code cells of a notebook that answer a question of `questions` (names).
 
     Those between its statement (or an earlier check cell) and its `grader.check`
-    cell, by index, with the question's name.
+    cell, by index, with the question's name. For a question whose check cell is gone
+    (Colab lets a student delete it), `statements` may give a line of its statement:
+    then the code cells after that statement up to the next cell a student cannot edit.
     """
-    found = {}
+    found, checked = {}, set()
     for i, cell in enumerate(cells):
         m = _CHECK_CELL.match(cell.source)
         if cell.cell_type != "code" or not m or m.group(1) not in questions:
             continue
+        checked.add(m.group(1))
         j = i - 1
         while j >= 0 and cells[j].metadata.get("editable") is not False:
             if cells[j].cell_type == "code":
@@ -112,6 +116,18 @@ def answer_cells(cells, questions) -> dict[int, str]:
                     break
                 found[j] = m.group(1)
             j -= 1
+    for question, line in (statements or {}).items():
+        if question in checked or question not in questions or not line:
+            continue
+        starts = [i for i, c in enumerate(cells) if c.cell_type == "markdown"]
+        starts = [i for i in starts if line in cells[i].source]
+        for j in range(starts[0] + 1, len(cells)) if starts else ():
+            if cells[j].metadata.get("editable") is False or _GRADER.match(
+                cells[j].source
+            ):
+                break
+            if cells[j].cell_type == "code":
+                found[j] = question
     return found
 
 
@@ -131,10 +147,10 @@ def with_blocking(nb, questions: dict):
     """The notebook `nb` with cells that switch the blocks as the local grader does.
 
     `questions` maps a question's name to ``{"builds": [dotted, ...], "in_cells":
-    bool}``. Its functions are blocked while its `grader.check` cell runs (the checks
-    call its function answers there) and, with `in_cells`, while its answer cells run;
-    a question whose check cell is gone gets one at the end, so that no check runs
-    without its blocks.
+    bool, "statement": a line of its statement}``. Its functions are blocked while its
+    `grader.check` cell runs (the checks call its function answers there) and, with
+    `in_cells`, while its answer cells run (`answer_cells`); a question whose check
+    cell is gone gets one at the end, so that no check runs without its blocks.
     """
     from nbformat.v4 import new_code_cell as code
 
@@ -145,7 +161,8 @@ def with_blocking(nb, questions: dict):
         return code(_SWITCH.format(names=names, question=question or ""))
 
     in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
-    region = answer_cells(nb.cells, in_cells)
+    said = {q: questions[q].get("statement") for q in in_cells}
+    region = answer_cells(nb.cells, in_cells, said)
     checked, active, cells = set(), None, [code(_SET_UP)]
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip():
@@ -158,7 +175,8 @@ def with_blocking(nb, questions: dict):
         cells.append(c)
     for question in questions:
         if question not in checked:
-            cells += [switch(question), code(_CHECK.format(question=question))]
+            cells += [switch(question)] if question != active else []
+            cells.append(code(_CHECK.format(question=question)))
             active = question
     nb.cells = [*cells, switch(None)] if active else cells
     return nb
@@ -169,7 +187,7 @@ class Blocking(AbstractOtterPlugin):
 
     Before otter runs a submission, :func:`with_blocking` adds the cells that switch
     the blocks. Its configuration (the autograder zip's ``otter_config.json``) is
-    ``{"questions": {name: {"builds": [...], "in_cells": bool}}}``.
+    ``{"questions": {name: {"builds": [...], "in_cells": bool, "statement": str}}}``.
     """
 
     def before_execution(self, submission):
