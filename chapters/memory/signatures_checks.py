@@ -40,8 +40,8 @@ def sigch_ex_area_random_paths(swept_area):
 
 
 def sigch_ex_area_words(area_words):
-    """area_words is not a smallest set of signature entries that determines the
-    area: every word needed, none that could be left out.
+    """area_words is not a set of signature entries that determines the area with
+    none to spare: every word needed, none that could be left out.
     """
 
     import itertools
@@ -204,9 +204,9 @@ def sigch_ex_recall_reconstruction(reconstruct_increment):
         terms = np.array(
             [np.sum(w * s**k / math.factorial(k) * P.polyval(s, du)) for k in range(n)]
         )
-        np.testing.assert_allclose(
-            reconstruct_increment(terms, t), P.polyval(t, P.polyint(du)), atol=1e-9
-        )
+        # float: an object array of the right numbers (exact arithmetic) is right too
+        got = np.asarray(reconstruct_increment(terms, t), dtype=float)
+        np.testing.assert_allclose(got, P.polyval(t, P.polyint(du)), atol=1e-9)
         # u' = cos(3 s + 1): the L^2 projection onto degree < N, integrated
         f = np.cos(3 * s + 1)
         terms = np.array([np.sum(w * s**k / math.factorial(k) * f) for k in range(n)])
@@ -214,7 +214,8 @@ def sigch_ex_recall_reconstruction(reconstruct_increment):
             L.Legendre.basis(j, domain=[0, 1]) * math.sqrt(2 * j + 1) for j in range(n)
         ]
         proj = sum(np.sum(w * b(s) * f) * b.integ(lbnd=0) for b in basis)
-        np.testing.assert_allclose(reconstruct_increment(terms, t), proj(t), atol=1e-9)
+        got = np.asarray(reconstruct_increment(terms, t), dtype=float)
+        np.testing.assert_allclose(got, proj(t), atol=1e-9)
 
 
 def sigch_ex_recall_fourier(fourier_from_terms):

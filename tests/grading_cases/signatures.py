@@ -109,6 +109,42 @@ def recall_by_legendre_from_numpy():
     }
 
 
+def recall_in_exact_arithmetic():
+    """The Hilbert system solved in fractions (the terms read as exact rationals):
+    the reconstruction is an object array of Fractions, the right numbers (R12b M-6
+    scored it 0 before)."""
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+    import sympy as sp
+
+    def coefficients(terms):
+        n = len(terms)
+        gram = sp.Matrix(n, n, lambda i, j: sp.Rational(1, i + j + 1))
+        moments = sp.Matrix(
+            [
+                sp.Rational(Fraction(float(a))) * math.factorial(k)
+                for k, a in enumerate(terms)
+            ]
+        )
+        return [Fraction(int(c.p), int(c.q)) for c in gram.LUsolve(moments)]
+
+    def reconstruct_increment(terms, t):
+        t = np.array([Fraction(float(x)) for x in np.ravel(t)], dtype=object)
+        c = coefficients(terms)
+        return sum(cj * t ** (j + 1) / (j + 1) for j, cj in enumerate(c))
+
+    def fourier_from_terms(terms, n):
+        z = -2j * math.pi * n
+        return complex(sum(z**k * complex(a) for k, a in enumerate(terms)))
+
+    return {
+        "reconstruct_increment": reconstruct_increment,
+        "fourier_from_terms": fourier_from_terms,
+    }
+
+
 def area_words_all_of_level_two():
     """Every word of level two: the area is a function of them, but two are not
     needed (the question asks which entries, and how many)."""
@@ -129,6 +165,7 @@ ALTERNATIVES = {
     "sigch-ex-recall": [
         recall_by_the_hilbert_matrix_in_high_precision,
         recall_by_legendre_from_numpy,
+        recall_in_exact_arithmetic,
     ],
 }
 MISTAKES = {
