@@ -74,20 +74,16 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
         if s.startswith("__attnsig_restore()")
     ]
     assert cells[0].startswith("import attnsig._grading")
-    q1, q2, q3, q4 = (f"{v['builds']!r}, {q!r})" for q, v in questions.items())
+    assert f"guard_checks({questions!r})" in cells[0]  # every check under its blocks
+    q1, q3 = (f"{questions[q]['builds']!r}, {q!r})" for q in ("q1", "q3"))
     none = "[], '')"
-    # q1: its answer cell and its check; q2: its check only (where f is called); q3:
-    # its answer cell, found by its statement, and a check added at the end; q4: its
-    # answer cell is not known, its check is added at the end
-    assert [s for _, s in switches] == [q1, none, q2, q3, none, q3, q4, none]
+    # the answer cells of q1 and of q3 (found by its statement); q4's are not known
+    assert [s for _, s in switches] == [q1, none, q3, none]
     at = [i for i, _ in switches]
-    assert cells[at[0] + 1 : at[0] + 3] == ["x = 1", 'grader.check("q1")']
-    assert cells[at[1] + 1] == "def f(): ..."
-    assert cells[at[2] + 1] == 'grader.check("q2")'
-    assert cells[at[3] + 1] == "y = 2"
-    assert cells[at[4] + 1] == "z = 3"
-    assert cells[at[5] + 1].endswith('.check("q3")\n')
-    assert cells[at[6] + 1].endswith('.check("q4")\n')
+    assert cells[at[0] + 1] == "x = 1"
+    assert at[1] == at[0] + 2 and cells[at[1] + 1] == 'grader.check("q1")'
+    assert cells[at[2] + 1] == "y = 2"
+    assert cells[at[3] + 1] == "z = 3"
     assert len(nb.cells) == 11, "the submission itself is not changed"
 
 
@@ -102,8 +98,8 @@ def test_the_zip_names_the_plugin_and_its_questions(tmp_path):
 
 # Each case: (chapter, question, its score, edits of the solution notebook). An edit is
 # (where, source): the answer cell replaced ("answer"), a cell inserted after it
-# ("after") or before the question's statement ("before"), the check cell deleted
-# ("no check").
+# ("after"), before the question's statement ("before") or at the end ("end"), the
+# check cell deleted ("no check").
 HAND_AREA = """\
 def swept_area(path):
     sig = signature(path, 2)
@@ -168,6 +164,14 @@ CASES = {
         0,
         [("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]"), ("no check", "")],
     ),  # fmt: skip
+    "area: one line, checked again in a later cell": (
+        *AREA,
+        0,
+        [
+            ("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]"),
+            ("end", "grader.check('sigch_ex_area')"),
+        ],
+    ),  # fmt: skip
     "map by hand, self-checked after the answer": (
         *MAP,
         3,
@@ -212,6 +216,8 @@ def _submission(solution, question: str, edits) -> nbformat.NotebookNode:
         elif where == "before":
             nb.cells.insert(statement, nbformat.v4.new_code_cell(source))
             answer, check = answer + 1, check + 1
+        elif where == "end":
+            nb.cells.append(nbformat.v4.new_code_cell(source))
         else:
             del nb.cells[check]
     return nb

@@ -60,6 +60,8 @@ def blocking(names, question):
             code = function.__code__
         except (ImportError, AttributeError):
             continue
+        if code.co_filename.startswith("<blocked "):  # blocked already: leave it
+            continue
         message = (
             f"{dotted} is not available for question {question}: build it yourself"
         )
@@ -131,16 +133,46 @@ def answer_cells(cells, questions, statements=None) -> dict[int, str]:
     return found
 
 
+def guard_checks(questions: dict) -> None:
+    """Make otter's checker run a question's checks under its blocks.
+
+    Wherever a check is called: its check cell, a copy of it, the checks otter runs
+    at the end.
+    The last run of a question's checks is its score in otter; a check run without
+    its blocks could score a function answer that calls the package.
+    """
+    import os
+    import sys
+
+    from otter.execute import Checker
+
+    check = Checker.check.__func__
+
+    def guarded(cls, nb_or_test_path, *args, **kwargs):
+        if len(args) < 3 and "global_env" not in kwargs:  # the caller's, as otter's
+            kwargs["global_env"] = sys._getframe(1).f_globals
+        name = kwargs.get("test_name") or (args[1:2] or [None])[0]
+        name = name or os.path.splitext(os.path.basename(nb_or_test_path))[0]
+        spec = questions.get(name)
+        restore = blocking(spec["builds"], name) if spec else (lambda: None)
+        try:
+            return check(cls, nb_or_test_path, *args, **kwargs)
+        finally:
+            restore()
+
+    Checker.check = classmethod(guarded)
+
+
 _SET_UP = """\
 import attnsig._grading
 attnsig._grading.ACTIVE = True
+attnsig._grading.guard_checks({questions!r})
 __attnsig_restore = lambda: None
 """
 _SWITCH = """\
 __attnsig_restore()
 __attnsig_restore = attnsig._grading.blocking({names!r}, {question!r})
 """
-_CHECK = 'import otter\notter.Notebook().check("{question}")\n'
 
 
 def with_blocking(nb, questions: dict):
@@ -148,9 +180,8 @@ def with_blocking(nb, questions: dict):
 
     `questions` maps a question's name to ``{"builds": [dotted, ...], "in_cells":
     bool, "statement": a line of its statement}``. Its functions are blocked while its
-    `grader.check` cell runs (the checks call its function answers there) and, with
-    `in_cells`, while its answer cells run (`answer_cells`); a question whose check
-    cell is gone gets one at the end, so that no check runs without its blocks.
+    checks run (`guard_checks`: the checks call its function answers) and, with
+    `in_cells`, while its answer cells run (`answer_cells`).
     """
     from nbformat.v4 import new_code_cell as code
 
@@ -163,21 +194,12 @@ def with_blocking(nb, questions: dict):
     in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
     said = {q: questions[q].get("statement") for q in in_cells}
     region = answer_cells(nb.cells, in_cells, said)
-    checked, active, cells = set(), None, [code(_SET_UP)]
+    active, cells = None, [code(_SET_UP.format(questions=questions))]
     for i, c in enumerate(nb.cells):
-        if c.cell_type == "code" and c.source.strip():
-            m = _CHECK_CELL.match(c.source)
-            now = m.group(1) if m and m.group(1) in questions else region.get(i)
-            checked.add(now if m else None)
-            if now != active:
-                cells.append(switch(now))
-                active = now
+        if c.cell_type == "code" and c.source.strip() and region.get(i) != active:
+            active = region.get(i)
+            cells.append(switch(active))
         cells.append(c)
-    for question in questions:
-        if question not in checked:
-            cells += [switch(question)] if question != active else []
-            cells.append(code(_CHECK.format(question=question)))
-            active = question
     nb.cells = [*cells, switch(None)] if active else cells
     return nb
 
@@ -186,8 +208,9 @@ class Blocking(AbstractOtterPlugin):
     """otter-grader's plugin for the questions' `builds`.
 
     Before otter runs a submission, :func:`with_blocking` adds the cells that switch
-    the blocks. Its configuration (the autograder zip's ``otter_config.json``) is
-    ``{"questions": {name: {"builds": [...], "in_cells": bool, "statement": str}}}``.
+    the blocks and guard otter's checker. Its configuration (the autograder zip's
+    ``otter_config.json``) is ``{"questions": {name: {"builds": [...], "in_cells":
+    bool, "statement": str}}}``.
     """
 
     def before_execution(self, submission):
