@@ -161,8 +161,12 @@ def test_builds_name_package_functions():
         for dotted in _question(stem, label)["spec"]["builds"]:
             function = pkgutil.resolve_name(dotted)
             function = getattr(function, "__func__", function)
-            assert dotted.split(".")[0] == "attnsig" and function.__closure__ is None
-            assert hasattr(function, "__code__"), dotted
+            assert dotted.split(".")[0] == "attnsig", dotted
+            if hasattr(function, "py_func"):  # a numba kernel: blocked by its module
+                continue
+            assert function.__closure__ is None and hasattr(function, "__code__"), (
+                dotted
+            )
 
 
 def test_copy_and_average_questions_block_all_of_bounds_and_constructions():

@@ -446,6 +446,7 @@ QUESTIONS["ex-abh-q3b"] = {
         "attnsig.heads.attention_weights",
         "attnsig.heads.multi_head_output",
         "attnsig.heads._single_head",
+        "attnsig.heads._weights",
         # a layer with identity projections is the same attention: its way in, any
         # instance (from_weights builds one through __init__) and both forward paths
         "attnsig.attention.MultiHeadAttention.__call__",

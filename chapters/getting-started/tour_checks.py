@@ -90,8 +90,13 @@ QUESTIONS["ex-tour-1d"] = {
         # private, but one line each: a segment's signature, and the reference route
         "attnsig.signature._segment_exponential",
         "attnsig.signature._signature_reference",
-        # the NumPy route's own kernels, a call each (the graded run has no numba;
-        # its compiled kernels are dispatchers, which no code swap can block)
+        # the compiled route: its Python entry, and its kernels (numba dispatchers,
+        # blocked where their module holds them, `attnsig._grading.blocking`)
+        "attnsig._signature_numba.signature",
+        "attnsig._signature_numba.signature_per_path",
+        "attnsig._signature_numba.signature_lanes",
+        "attnsig._signature_numba.signature_pieces",
+        # the NumPy route's own kernels, a call each
         "attnsig._signature_numpy._signature_horner",
         "attnsig._signature_numpy._horner",
         "attnsig._signature_numpy._meet_in_middle",
