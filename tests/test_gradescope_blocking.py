@@ -67,23 +67,26 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
         },
         "q4": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
     }
-    cells = [c.source for c in with_blocking(nb, questions).cells]
+    made = with_blocking(nb, questions, checks=["q1", "q2", "q3", "q4", "q5"])
+    cells = [c.source for c in made.cells]
     switches = [
         (i, s.splitlines()[1].split("blocking(")[1])
         for i, s in enumerate(cells)
         if s.startswith("__attnsig_restore()")
     ]
-    assert cells[0].startswith("import attnsig._grading")
-    assert f"guard_checks({questions!r})" in cells[0]  # every check under its blocks
+    assert "guard_checks(" in cells[0]  # every check under its blocks
     q1, q3 = (f"{questions[q]['builds']!r}, {q!r})" for q in ("q1", "q3"))
     none = "[], '')"
-    # the answer cells of q1 and of q3 (found by its statement); q4's are not known
+    # the answer cells of the value answers q1 and q3 (found by its statement); q2's
+    # function may be compared with the package in its cells; q4's are not known
     assert [s for _, s in switches] == [q1, none, q3, none]
     at = [i for i, _ in switches]
     assert cells[at[0] + 1] == "x = 1"
-    assert at[1] == at[0] + 2 and cells[at[1] + 1] == 'grader.check("q1")'
+    assert cells[at[1] + 1] == 'grader.check("q1")'
     assert cells[at[2] + 1] == "y = 2"
     assert cells[at[3] + 1] == "z = 3"
+    # then every question checked again, on the notebook as it stands at the end
+    assert "['q1', 'q2', 'q3', 'q4', 'q5']" in cells[-1] and ".check(" in cells[-1]
     assert len(nb.cells) == 11, "the submission itself is not changed"
 
 
@@ -91,9 +94,13 @@ def test_the_zip_names_the_plugin_and_its_questions(tmp_path):
     dest = assignments.build_one(ROOT / "chapters/memory/signatures.ipynb", tmp_path)
     config = json.loads((dest / "autograder" / "otter_config.json").read_text())
     (plugin,) = config["plugins"]
-    questions = plugin["attnsig._grading.Blocking"]["questions"]
-    assert set(questions) == {"sigch_ex_area", "sigch_ex_recall"}
-    assert "attnsig.signature.levy_area" in questions["sigch_ex_area"]["builds"]
+    plugin = plugin["attnsig._grading.Blocking"]
+    assert set(plugin["questions"]) == {"sigch_ex_area", "sigch_ex_recall"}
+    assert (
+        "attnsig.signature.levy_area" in plugin["questions"]["sigch_ex_area"]["builds"]
+    )
+    tests = {p.stem for p in (dest / "autograder" / "tests").glob("*.py")}
+    assert set(plugin["checks"]) == tests  # each checked again at the end
 
 
 # Each case: (chapter, question, its score, edits of the solution notebook). An edit is
@@ -170,6 +177,38 @@ CASES = {
         [
             ("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]"),
             ("end", "grader.check('sigch_ex_area')"),
+        ],
+    ),  # fmt: skip
+    # both graders judge the notebook as it stands at the end (R17a F1, R17b 1-3)
+    "area by hand at the check, the package bound in the last cell": (
+        *AREA,
+        0,
+        [("answer", HAND_AREA), ("end", "swept_area = levy_area")],
+    ),  # fmt: skip
+    "area: the package at the check, by hand in the last cell": (
+        *AREA,
+        3,
+        [
+            ("answer", PACKAGE_AREA + "area_words = [(0, 1), (1, 0)]"),
+            ("end", HAND_AREA),
+        ],
+    ),  # fmt: skip
+    "area answered only in the last cell": (
+        *AREA,
+        3,
+        [("answer", "swept_area = ...\narea_words = ..."), ("end", HAND_AREA)],
+    ),  # fmt: skip
+    "area: the package tried, its own formula where it is blocked": (
+        *AREA,
+        3,
+        [
+            (
+                "answer",
+                "def swept_area(path):\n    try:\n        return float("
+                "levy_area(path))\n    except NotImplementedError:\n        pass\n"
+                "    sig = signature(path, 2)\n    return 0.5 * (sig[word_index((0, 1)"
+                ", 2)] - sig[word_index((1, 0), 2)])\narea_words = [(0, 1), (1, 0)]",
+            )
         ],
     ),  # fmt: skip
     "map by hand, self-checked after the answer": (
@@ -254,7 +293,6 @@ def _wrong(results) -> dict:
     return wrong
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="otter run, as on Gradescope")
 def test_otter_run_blocks_the_package_by_any_route(submissions):
     def run(case):
         zipped, nb, question = case

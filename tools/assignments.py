@@ -68,8 +68,9 @@ an exercise's label (the `:label:` of its `{exercise}`, named by its gated solut
   reach them by that is a different function object, such as a private fast path; a
   class's methods as "attnsig.attention.MultiHeadAttention.__call__"):
   the graded run blocks them while a check calls the question's function answers
-  and, with `"builds_in_cells": True` (a value answer), while its answer cells run;
-  the question gets a public check that warns at once (`tools.grading.blocking`).
+  and, with `"builds_in_cells": True` (a value answer, or a function of few inputs
+  that a table could answer), while its answer cells run (`attnsig._grading`); the
+  question gets a public check that warns at once.
 * a verdict exercise (the sheet's claims judged in a table whose header has a
   "verdict" column)::
 
@@ -233,7 +234,8 @@ def master_notebook(nb, name: str, path: Path):
     }
     found = questions(path, nb)
     # On Gradescope (`otter run`) the package's plugin blocks the functions a question
-    # asks the student to build, as `grade` does (`attnsig._grading.with_blocking`).
+    # asks the student to build and judges the notebook as it stands at the end, as
+    # `grade` does (`attnsig._grading.with_blocking`).
     # A line of each statement finds the question's answer cells where the student
     # deleted its check cell.
     context, builds = context_for(path), {}
@@ -245,15 +247,16 @@ def master_notebook(nb, name: str, path: Path):
                 "in_cells": bool(q["spec"].get("builds_in_cells")),
                 "statement": said.splitlines()[0],
             }
-    if builds:
-        config["plugins"] = [{"attnsig._grading.Blocking": {"questions": builds}}]
+    # every question checked again at the end: judged as the notebook stands then
+    auto = [q["name"] for q in found if q["answer_cell"] is not None]
+    plugin = {"questions": builds, "checks": auto}
+    config["plugins"] = [{"attnsig._grading.Blocking": plugin}]
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
     after = {}  # exercise label -> the VARIANTS whose data cell follows its statement
     for key, v in load_variants(path).items():
         after.setdefault(v["after"], []).append(key)
     qs = {q["exercise"]: q for q in found if q["exercise"] is not None}
     in_block = {j for q in found for j in range(q["start"], q["stop"])}
-    auto = [q["name"] for q in found if q["answer_cell"] is not None]
     for i, cell in enumerate(nb.cells):
         if i in in_block:
             continue  # a solution: emitted with its question, or dropped

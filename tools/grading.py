@@ -459,19 +459,19 @@ def test_cases_of(spec: dict, name: str = "question") -> list[tuple[str, dict]]:
     A public check tests the form and says so (`FORM_OK`), first saying "not answered
     yet" on a stub; in a question with partial credit it is worth nothing. A hidden
     check's hint is its docstring's first paragraph (`hint_of`). A question that
-    `builds` package functions gets one more public check, the last (`builds_check`).
+    `builds` package functions gets one more public check, the first (`builds_check`).
     """
     public = list(spec.get("public", []))
     config = {"hidden": False, "success_message": FORM_OK}
     config |= {"points": 0} if spec.get("partial") else {}
-    found = [(guard_unanswered(source), dict(config)) for source in public]
+    # first: why an answer is missing, before the form checks fail on it
+    found = [(builds_check(name, spec), config)] if spec.get("builds") else []
+    found += [(guard_unanswered(source), dict(config)) for source in public]
     for source in spec.get("hidden", []):
         hidden = {"hidden": True}
         if text := hint_of(source):
             hidden["failure_message"] = text
         found.append((source, hidden))
-    # last: in a graded run it reads the blocked calls the checks above made
-    found += [(builds_check(name, spec), config)] if spec.get("builds") else []
     return found
 
 
@@ -585,12 +585,12 @@ def {name}_builds({args}):
     graded = __import__("sys").modules.get("attnsig._grading")
     if graded is not None and graded.ACTIVE:
         # a graded run (otter's plugin, `with_blocking`): the functions themselves
-        # are blocked, and a blocked call explains lost points. One made by a function
-        # answer while the checks called it, or by an answer cell that left its answer
-        # unset; an answer computed by hand and kept is judged by its value.
+        # are blocked, and the values decide, as in `grade`. This check only says
+        # why an answer is missing: its cell called a blocked function. (A function
+        # answer that calls one fails the checks that call it, with the message.)
         said = [d for q, d in graded.CALLS if q == "{name}"]
         unset = any(v is ... or v is None for v in ({args},))  # None: not defined
-        assert not (said and (unset or not in_cells)), message.format(said[-1])
+        assert not (said and unset), message.format(said[-1])
         return
     targets = {{}}  # dotted: (what an answer names, its name); a method: its class
     for dotted in blocked:
@@ -910,7 +910,9 @@ def statements(autograder_zip: Path) -> dict[str, str]:
     """A line of the statement of each question with `builds`, from the zip's otter
     plugin (`attnsig._grading.with_blocking`): its answer cells without a check cell."""
     with zipfile.ZipFile(autograder_zip) as zf:
-        config = json.loads(zf.read("otter_config.json"))
+        names = zf.namelist()
+        found = zf.read("otter_config.json") if "otter_config.json" in names else "{}"
+    config = json.loads(found)
     plugins = [p for p in config.get("plugins", []) if isinstance(p, dict)]
     found = [p.get("attnsig._grading.Blocking", {}) for p in plugins]
     return {q: v.get("statement") for f in found for q, v in f["questions"].items()}

@@ -1,16 +1,17 @@
 """Build it yourself: the package's functions blocked while a question asks for them.
 
 A course question that asks the student to build what the package provides names those
-functions (its `builds`, ``tools/assignments.py``). While the question's answer cells
-run, and while its check calls a function answer, each of them raises
+functions (its `builds`, ``tools/assignments.py``). While its checks call a function
+answer, and while the answer cells of a value answer run, each of them raises
 ``NotImplementedError("<name> is not available for question <q>: build it yourself")``.
 
 Two graders use this module: the course's local ``grade`` (``tools/grading.py``), which
 switches the blocks cell by cell in its own runner, and otter-grader on Gradescope (or
 ``otter run``), through the plugin :class:`Blocking`, which writes the same switches
-into the submission as cells before otter runs it. Both run in the student's kernel,
-so the blocks stop a call of the package, by any route, not a student who sets out to
-undo them.
+into the submission as cells before otter runs it, and checks every question once more
+at the end (``grade`` too judges the notebook as it stands at the end). Both run in the
+student's kernel, so the blocks stop a call of the package, by any route, not a
+student who sets out to undo them.
 
 It lives in the package, privately, because the autograder zip installs the package
 and nothing else of the course's; it is not part of the book's API.
@@ -54,17 +55,20 @@ def blocking(names, question):
 
     undo = []
     for dotted in names:
-        try:  # the longest importable module, then attributes
-            function = pkgutil.resolve_name(dotted)
-            function = getattr(function, "__func__", function)  # a classmethod's
-            code = function.__code__
-        except (ImportError, AttributeError):
-            continue
-        if code.co_filename.startswith("<blocked "):  # blocked already: leave it
-            continue
         message = (
             f"{dotted} is not available for question {question}: build it yourself"
         )
+        try:  # the longest importable module, then attributes
+            function = pkgutil.resolve_name(dotted)
+        except (ImportError, AttributeError):
+            continue
+        if hasattr(function, "py_func"):  # a compiled numba kernel: no code to swap
+            undo.append(_swap_attribute(dotted, function, message, question))
+            continue
+        function = getattr(function, "__func__", function)  # a classmethod's
+        code = getattr(function, "__code__", None)
+        if code is None or code.co_filename.startswith("<blocked "):  # or blocked
+            continue
         original = types.FunctionType(
             code, function.__globals__, function.__name__, function.__defaults__,
             function.__closure__,
@@ -88,13 +92,35 @@ def blocking(names, question):
             function.__code__ = made["stub"].__code__
         except ValueError:  # a closure: the stub cannot take its place
             continue
-        undo.append((function, code))
+        undo.append(lambda f=function, c=code: setattr(f, "__code__", c))
 
     def restore():
-        for function, code in reversed(undo):
-            function.__code__ = code
+        for undo_one in reversed(undo):
+            undo_one()
 
     return restore
+
+
+def _swap_attribute(dotted, kernel, message, question):
+    """Block a compiled kernel where its module holds it; return the undoing.
+
+    A name the notebook bound to the kernel before the block still reaches it.
+    """
+    import pkgutil
+    import sys
+
+    module, _, name = dotted.rpartition(".")
+    owner = pkgutil.resolve_name(module)
+
+    def stub(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__") or ""
+        if caller.split(".")[0] == "attnsig" and caller != __name__:
+            return kernel(*args, **kwargs)
+        CALLS.append((question, dotted))
+        raise NotImplementedError(message)
+
+    setattr(owner, name, stub)
+    return lambda: setattr(owner, name, kernel)
 
 
 def answer_cells(cells, questions, statements=None) -> dict[int, str]:
@@ -164,24 +190,36 @@ def guard_checks(questions: dict) -> None:
 
 
 _SET_UP = """\
-import attnsig._grading
-attnsig._grading.ACTIVE = True
-attnsig._grading.guard_checks({questions!r})
+from attnsig import _grading as __attnsig_grading
+__attnsig_grading.ACTIVE = True
+__attnsig_grading.guard_checks({questions!r})
 __attnsig_restore = lambda: None
 """
 _SWITCH = """\
 __attnsig_restore()
-__attnsig_restore = attnsig._grading.blocking({names!r}, {question!r})
+__attnsig_restore = __attnsig_grading.blocking({names!r}, {question!r})
+"""
+# the last run of a question's checks scores it: each one again, on the notebook as it
+# stands at the end (as `grade` judges it), its blocks in place (`guard_checks`)
+_CHECK_ALL = """\
+import otter as __attnsig_otter
+for __attnsig_q in {checks!r}:
+    try:
+        __attnsig_otter.Notebook().check(__attnsig_q)
+    except Exception as __attnsig_e:  # its check cell's result stands
+        print(f"{{__attnsig_q}} not checked again: {{__attnsig_e}}")
 """
 
 
-def with_blocking(nb, questions: dict):
-    """The notebook `nb` with cells that switch the blocks as the local grader does.
+def with_blocking(nb, questions: dict, checks=()):
+    """The notebook `nb` with cells that block as the local grader does.
 
     `questions` maps a question's name to ``{"builds": [dotted, ...], "in_cells":
     bool, "statement": a line of its statement}``. Its functions are blocked while its
-    checks run (`guard_checks`: the checks call its function answers) and, with
-    `in_cells`, while its answer cells run (`answer_cells`).
+    checks run (`guard_checks`: they call its function answers) and, with `in_cells`,
+    while its answer cells run (`answer_cells`; a function answer's cells may compare
+    it with the package). The questions `checks` (all of the notebook's) are checked
+    once more at the end.
     """
     from nbformat.v4 import new_code_cell as code
 
@@ -200,7 +238,8 @@ def with_blocking(nb, questions: dict):
             active = region.get(i)
             cells.append(switch(active))
         cells.append(c)
-    nb.cells = [*cells, switch(None)] if active else cells
+    cells += [switch(None)] if active else []
+    nb.cells = [*cells, code(_CHECK_ALL.format(checks=list(checks)))]
     return nb
 
 
@@ -210,8 +249,9 @@ class Blocking(AbstractOtterPlugin):
     Before otter runs a submission, :func:`with_blocking` adds the cells that switch
     the blocks and guard otter's checker. Its configuration (the autograder zip's
     ``otter_config.json``) is ``{"questions": {name: {"builds": [...], "in_cells":
-    bool, "statement": str}}}``.
+    bool, "statement": str}}, "checks": [every question's name]}``.
     """
 
     def before_execution(self, submission):
-        return with_blocking(submission, self.plugin_config.get("questions", {}))
+        config = self.plugin_config
+        return with_blocking(submission, config["questions"], config.get("checks", ()))
