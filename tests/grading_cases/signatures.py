@@ -135,13 +135,11 @@ def recall_in_exact_arithmetic():
         c = coefficients(terms)
         return sum(cj * t ** (j + 1) / (j + 1) for j, cj in enumerate(c))
 
-    def fourier_from_terms(terms, n):
-        z = -2j * math.pi * n
-        return complex(sum(z**k * complex(a) for k, a in enumerate(terms)))
-
+    # the Fourier coefficients as in the first route: only the reconstruction differs
+    hilbert = recall_by_the_hilbert_matrix_in_high_precision()
     return {
         "reconstruct_increment": reconstruct_increment,
-        "fourier_from_terms": fourier_from_terms,
+        "fourier_from_terms": hilbert["fourier_from_terms"],
     }
 
 
