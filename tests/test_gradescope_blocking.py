@@ -103,6 +103,23 @@ def test_the_zip_names_the_plugin_and_its_questions(tmp_path):
     assert set(plugin["checks"]) == tests  # each checked again at the end
 
 
+def test_statements_are_read_beside_other_plugins(tmp_path):
+    """R18b: a zip whose otter_config.json names another plugin as well."""
+    import zipfile
+
+    from tools import grading
+
+    config = {"plugins": [
+        {"otter.plugins.builtin.GoogleSheetsGradeOverride": {"sheet": "x"}},
+        "otter.plugins.builtin.RateLimiting",
+        {"attnsig._grading.Blocking": {"questions": {"q": {"statement": "**Ex 1**"}}}},
+    ]}  # fmt: skip
+    zipped = tmp_path / "autograder.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("otter_config.json", json.dumps(config))
+    assert grading.statements(zipped) == {"q": "**Ex 1**"}
+
+
 # Each case: (chapter, question, its score, edits of the solution notebook). An edit is
 # (where, source): the answer cell replaced ("answer"), a cell inserted after it
 # ("after"), before the question's statement ("before") or at the end ("end"), the
@@ -198,6 +215,25 @@ CASES = {
         3,
         [("answer", "swept_area = ...\narea_words = ..."), ("end", HAND_AREA)],
     ),  # fmt: skip
+    "area answered in the last cell, after a change of directory (R18b 1)": (
+        *AREA,
+        3,
+        [
+            ("answer", "swept_area = ...\narea_words = ..."),
+            ("end", "import os\nos.chdir('/')\n" + HAND_AREA),
+        ],
+    ),  # fmt: skip
+    "area: a function answer that calls exit (R18a F2)": (
+        *AREA,
+        0,
+        [
+            (
+                "answer",
+                "def swept_area(path):\n    raise SystemExit(1)\n"
+                "area_words = [(0, 1), (1, 0)]",
+            )
+        ],
+    ),  # fmt: skip
     "area: the package tried, its own formula where it is blocked": (
         *AREA,
         3,
@@ -288,7 +324,8 @@ def _wrong(results) -> dict:
         CASES.items(), results, strict=True
     ):
         said = MESSAGE.format(question) in output
-        if got != score or said != (score == 0):
+        blocked = score == 0 and "exit" not in case  # a zero by a blocked call
+        if got != score or said != blocked:
             wrong[case] = (got, output[-600:])
     return wrong
 

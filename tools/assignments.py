@@ -249,7 +249,10 @@ def master_notebook(nb, name: str, path: Path):
             }
     # every question checked again at the end: judged as the notebook stands then
     auto = [q["name"] for q in found if q["answer_cell"] is not None]
-    plugin = {"questions": builds, "checks": auto}
+    checks = {
+        q["name"]: q["spec"].get("answer", []) for q in found if q["name"] in auto
+    }
+    plugin = {"questions": builds, "checks": checks}
     config["plugins"] = [{"attnsig._grading.Blocking": plugin}]
     cells = [_raw("# ASSIGNMENT CONFIG\n" + _yaml(config))]
     after = {}  # exercise label -> the VARIANTS whose data cell follows its statement

@@ -80,7 +80,8 @@ def blocking(names, question):
             "def stub(*args, **kwargs):\n"
             "    import sys\n"
             "    caller = sys._getframe(1).f_globals.get('__name__') or ''\n"
-            "    if caller.split('.')[0] == 'attnsig':\n"
+            "    package = caller.split('.')[0] == 'attnsig'\n"
+            "    if package and caller != 'attnsig._grading':  # not its wrappers\n"
             f"        return __attnsig_originals__[{dotted!r}](*args, **kwargs)\n"
             "    sys.modules['attnsig._grading'].CALLS.append(\n"
             f"        ({question!r}, {dotted!r}))\n"
@@ -159,13 +160,14 @@ def answer_cells(cells, questions, statements=None) -> dict[int, str]:
     return found
 
 
-def guard_checks(questions: dict) -> None:
+def guard_checks(questions: dict, answers: dict | None = None) -> None:
     """Make otter's checker run a question's checks under its blocks.
 
     Wherever a check is called: its check cell, a copy of it, the checks otter runs
-    at the end.
-    The last run of a question's checks is its score in otter; a check run without
-    its blocks could score a function answer that calls the package.
+    at the end. The last run of a question's checks is its score in otter; a check run
+    without its blocks could score a function answer that calls the package. A
+    function answer (`answers`: question -> answer names) that calls `exit` fails its
+    checks, as in `grade`, rather than stopping otter's run.
     """
     import os
     import sys
@@ -175,24 +177,51 @@ def guard_checks(questions: dict) -> None:
     check = Checker.check.__func__
 
     def guarded(cls, nb_or_test_path, *args, **kwargs):
-        if len(args) < 3 and "global_env" not in kwargs:  # the caller's, as otter's
-            kwargs["global_env"] = sys._getframe(1).f_globals
+        env = args[2] if len(args) > 2 else kwargs.get("global_env")
+        if env is None:  # the caller's, as otter's
+            env = kwargs["global_env"] = sys._getframe(1).f_globals
         name = kwargs.get("test_name") or (args[1:2] or [None])[0]
         name = name or os.path.splitext(os.path.basename(nb_or_test_path))[0]
         spec = questions.get(name)
         restore = blocking(spec["builds"], name) if spec else (lambda: None)
+        kept = {
+            a: env[a] for a in (answers or {}).get(name, ()) if _function(env.get(a))
+        }
+        tamed = {a: _tamed(f) for a, f in kept.items()}
+        env.update(tamed)
         try:
             return check(cls, nb_or_test_path, *args, **kwargs)
         finally:
             restore()
+            env.update({a: f for a, f in kept.items() if env.get(a) is tamed[a]})
 
     Checker.check = classmethod(guarded)
 
 
+def _function(value) -> bool:
+    return callable(value) and not isinstance(value, type)
+
+
+def _tamed(function):
+    """`function`, but a call of `exit` in it raises an ordinary error."""
+    import functools
+
+    @functools.wraps(function)
+    def tamed(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except SystemExit as exc:
+            raise RuntimeError(f"the function called exit ({exc})") from None
+
+    return tamed
+
+
 _SET_UP = """\
+import os as __attnsig_os
 from attnsig import _grading as __attnsig_grading
+__attnsig_cwd = __attnsig_os.getcwd()  # otter's tests are found from here
 __attnsig_grading.ACTIVE = True
-__attnsig_grading.guard_checks({questions!r})
+__attnsig_grading.guard_checks({questions!r}, {answers!r})
 __attnsig_restore = lambda: None
 """
 _SWITCH = """\
@@ -203,6 +232,7 @@ __attnsig_restore = __attnsig_grading.blocking({names!r}, {question!r})
 # stands at the end (as `grade` judges it), its blocks in place (`guard_checks`)
 _CHECK_ALL = """\
 import otter as __attnsig_otter
+__attnsig_os.chdir(__attnsig_cwd)  # a notebook that changed directory: back
 for __attnsig_q in {checks!r}:
     try:
         __attnsig_otter.Notebook().check(__attnsig_q)
@@ -218,8 +248,8 @@ def with_blocking(nb, questions: dict, checks=()):
     bool, "statement": a line of its statement}``. Its functions are blocked while its
     checks run (`guard_checks`: they call its function answers) and, with `in_cells`,
     while its answer cells run (`answer_cells`; a function answer's cells may compare
-    it with the package). The questions `checks` (all of the notebook's) are checked
-    once more at the end.
+    it with the package). The questions `checks` (all of the notebook's; a dict of
+    their answer names, or a list) are checked once more at the end.
     """
     from nbformat.v4 import new_code_cell as code
 
@@ -232,7 +262,8 @@ def with_blocking(nb, questions: dict, checks=()):
     in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
     said = {q: questions[q].get("statement") for q in in_cells}
     region = answer_cells(nb.cells, in_cells, said)
-    active, cells = None, [code(_SET_UP.format(questions=questions))]
+    answers = checks if isinstance(checks, dict) else {}
+    active, cells = None, [code(_SET_UP.format(questions=questions, answers=answers))]
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and region.get(i) != active:
             active = region.get(i)
@@ -249,7 +280,7 @@ class Blocking(AbstractOtterPlugin):
     Before otter runs a submission, :func:`with_blocking` adds the cells that switch
     the blocks and guard otter's checker. Its configuration (the autograder zip's
     ``otter_config.json``) is ``{"questions": {name: {"builds": [...], "in_cells":
-    bool, "statement": str}}, "checks": [every question's name]}``.
+    bool, "statement": str}}, "checks": {every question: its answer names}}``.
     """
 
     def before_execution(self, submission):
