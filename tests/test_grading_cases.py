@@ -79,7 +79,7 @@ def test_verdicts_reward_judgement(stem, label):
         pytest.approx(points)
     )
     # the key typed as people type: capitals, a space after (R17: scored 0 before)
-    typed = {i: f"{v[0].upper()}{v[1:]} " for i, v in key.items()}
+    typed = {i: f"{v[0].upper()}{v[1:]} ".replace(" ", "  ") for i, v in key.items()}
     got = grading.judge_answers(check, {"verdicts": typed})
     assert got["score"] == pytest.approx(points), got["hints"]
     # another full-marks key: each claim given the last verdict its book verdict

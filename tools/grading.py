@@ -915,7 +915,8 @@ def statements(autograder_zip: Path) -> dict[str, str]:
     config = json.loads(found)
     plugins = [p for p in config.get("plugins", []) if isinstance(p, dict)]
     found = [p.get("attnsig._grading.Blocking", {}) for p in plugins]
-    return {q: v.get("statement") for f in found for q, v in f["questions"].items()}
+    found = [q for f in found for q in f.get("questions", {}).items()]
+    return {q: v.get("statement") for q, v in found}
 
 
 def has_variants(autograder_zip: Path) -> bool:

@@ -453,7 +453,9 @@ def verdict_points(verdicts: dict, key: dict[int, str], points: float) -> float:
     """
     accepts = claim_accepts(key)
     b, n = constant_baseline(accepts), len(accepts)
-    said = {k: str(v).strip().lower() for k, v in verdicts.items()}  # "Right " too
+    said = {
+        k: " ".join(str(v).split()).lower() for k, v in verdicts.items()
+    }  # "Right "
     judged = sum(said.get(i) in a for i, a in accepts.items())
     return points * max(0, judged - b) / (n - b)
 
@@ -481,7 +483,8 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
         "'verdicts: a dict, claim number -> verdict'\n"
         f"    assert sorted(verdicts) == list(range(1, {n + 1})), "
         f"'one verdict for each claim, numbered 1 to {n}'\n"
-        "    said = {k: str(v).strip().lower() for k, v in verdicts.items()}\n"
+        "    said = {k: ' '.join(str(v).split()).lower()\n"
+        "            for k, v in verdicts.items()}\n"
         "    bad = sorted(k for k, v in said.items() if v not in allowed)\n"
         "    assert not bad, f'claims {bad}: answer one of {allowed}'"
     )
@@ -491,7 +494,8 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
         f"    code = {CODES!r}\n"
         f"    accepts = {codes!r}\n"
         "    judged = sum(\n"
-        "        code.get(str(verdicts.get(i + 1)).strip().lower(), '-') in a\n"
+        "        code.get(' '.join(str(verdicts.get(i + 1)).split()).lower(), '-')\n"
+        "        in a\n"
         "        for i, a in enumerate(accepts)\n"
         "    )\n"
         f"    assert judged >= {b + j}, (\n"

@@ -166,9 +166,39 @@ ALTERNATIVES = {
         recall_in_exact_arithmetic,
     ],
 }
+
+
+def recall_with_an_imaginary_part():
+    """The right real part and an imaginary part that should not be there (R18b: a
+    conversion to float once dropped it)."""
+    import numpy as np
+
+    route = recall_by_the_hilbert_matrix_in_high_precision()
+    right = route["reconstruct_increment"]
+
+    def reconstruct_increment(terms, t):
+        return np.array(right(terms, t), dtype=object) + 0.25j
+
+    return {**route, "reconstruct_increment": reconstruct_increment}
+
+
+def recall_as_text():
+    """The right numbers written out as text, in an object array."""
+    import numpy as np
+
+    route = recall_by_the_hilbert_matrix_in_high_precision()
+    right = route["reconstruct_increment"]
+
+    def reconstruct_increment(terms, t):
+        return np.array([repr(float(v)) for v in right(terms, t)], dtype=object)
+
+    return {**route, "reconstruct_increment": reconstruct_increment}
+
+
 MISTAKES = {
     "sigch-ex-area": [
         area_words_all_of_level_two,
         area_words_by_the_shuffle_identity_with_both,
-    ]
+    ],
+    "sigch-ex-recall": [recall_with_an_imaginary_part, recall_as_text],
 }
