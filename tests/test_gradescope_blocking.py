@@ -145,6 +145,7 @@ out_r, a_r = sdpa(Qn * np.sqrt(float(d_k)), Kn, Vn)
 """
 SDPA = "from attnsig.attention import scaled_dot_product_attention as sdpa\n"
 AREA, MAP = ("signatures", "sigch_ex_area"), ("scaled-dot-product", "abh_q3b")
+TOUR = ("tour", "tour_1d")
 CASES = {
     "area by hand, checked against the package in its own cell": (
         *AREA,
@@ -234,6 +235,38 @@ CASES = {
             )
         ],
     ),  # fmt: skip
+    "area: a function answer that calls IPython's exit() (R19a F1)": (
+        *AREA,
+        0,
+        [
+            (
+                "answer",
+                "def swept_area(path):\n    exit()\narea_words = [(0, 1), (1, 0)]",
+            )
+        ],
+    ),  # fmt: skip
+    "area: a function answer that raises KeyboardInterrupt (R19a F3)": (
+        *AREA,
+        0,
+        [
+            (
+                "answer",
+                "def swept_area(path):\n    raise KeyboardInterrupt\n"
+                "area_words = [(0, 1), (1, 0)]",
+            )
+        ],
+    ),  # fmt: skip
+    "area: a function answer that changes directory (R19a F2)": (
+        *AREA,
+        3,
+        [
+            (
+                "answer",
+                "import os\n\n\ndef swept_area(path):\n    os.chdir('/')\n"
+                + HAND_AREA.split("\n", 1)[1],
+            )
+        ],
+    ),  # fmt: skip
     "area: the package tried, its own formula where it is blocked": (
         *AREA,
         3,
@@ -245,6 +278,21 @@ CASES = {
                 "    sig = signature(path, 2)\n    return 0.5 * (sig[word_index((0, 1)"
                 ", 2)] - sig[word_index((1, 0), 2)])\narea_words = [(0, 1), (1, 0)]",
             )
+        ],
+    ),  # fmt: skip
+    "tour: the notebook ends in a folder since deleted (R19b 1)": (
+        *TOUR,
+        2,
+        [
+            (
+                "answer",
+                "import math\n\n\ndef signature_term(a, k):\n"
+                "    return a**k / math.factorial(k)\n",
+            ),
+            (
+                "end",
+                "import os, tempfile\nd = tempfile.mkdtemp()\nos.chdir(d)\nos.rmdir(d)",
+            ),
         ],
     ),  # fmt: skip
     "map by hand, self-checked after the answer": (
@@ -302,7 +350,11 @@ def _submission(solution, question: str, edits) -> nbformat.NotebookNode:
 def submissions(tmp_path_factory):
     """The assignments built, and each case's notebook in a folder of its own."""
     tmp = tmp_path_factory.mktemp("gradescope")
-    chapters = {"signatures": "memory", "scaled-dot-product": "attention-by-hand"}
+    chapters = {
+        "signatures": "memory",
+        "scaled-dot-product": "attention-by-hand",
+        "tour": "getting-started",
+    }
     built = {
         stem: assignments.build_one(ROOT / "chapters" / part / f"{stem}.ipynb", tmp)
         for stem, part in chapters.items()
@@ -324,7 +376,8 @@ def _wrong(results) -> dict:
         CASES.items(), results, strict=True
     ):
         said = MESSAGE.format(question) in output
-        blocked = score == 0 and "exit" not in case  # a zero by a blocked call
+        # a zero by a blocked call, not by exit or an interrupt
+        blocked = score == 0 and not any(w in case for w in ("exit", "Interrupt"))
         if got != score or said != blocked:
             wrong[case] = (got, output[-600:])
     return wrong

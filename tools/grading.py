@@ -240,7 +240,10 @@ with client.setup_kernel():
     errors, n = [], len(nb.cells)
     active, k = None, 0
     codes = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-    if regions:  # nbclient stores an executed cell at its index: the first is put back
+    # IPython's exit and quit stop the kernel: sys.exit's SystemExit fails one cell or
+    # one question instead (as otter's plugin has it)
+    BLOCK += "exit = quit = __import__('sys').exit\n"
+    if nb.cells:  # nbclient stores an executed cell at its index: the first put back
         first = nb.cells[0]
         client.execute_cell(nbformat.v4.new_code_cell(BLOCK), 0)
         nb.cells[0] = first
@@ -270,8 +273,10 @@ with client.setup_kernel():
     pass_on()
     send(event="done", errors=errors, full=full())
     reply = os.path.join(os.getcwd(), ".reply")
+    # back where the notebook started: it may have left for a folder since deleted
+    home = f"__import__('os').chdir({os.getcwd()!r})\n"
     ask = nbformat.v4.new_code_cell(
-        f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
+        home + f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
         + "\nglobals().get('__attnsig_restore', lambda: None)()\n" + BLOCK
     )  # the last answer cells' blocks lifted, the blocking function defined afresh
     nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
@@ -279,7 +284,7 @@ with client.setup_kernel():
     for line in sys.stdin:
         op, name, payload, *blocked = json.loads(line)
         cell = nbformat.v4.new_code_cell(
-            f"__attnsig_reply({op!r}, {name!r}, {payload!r}, *{blocked!r})")
+            home + f"__attnsig_reply({op!r}, {name!r}, {payload!r}, *{blocked!r})")
         client.execute_cell(cell, n + 1)
         try:
             with open(reply, "rb") as f:

@@ -189,10 +189,12 @@ def guard_checks(questions: dict, answers: dict | None = None) -> None:
         }
         tamed = {a: _tamed(f) for a, f in kept.items()}
         env.update(tamed)
+        here = os.getcwd()  # a function answer may change directory: otter's may not
         try:
             return check(cls, nb_or_test_path, *args, **kwargs)
         finally:
             restore()
+            os.chdir(here)
             env.update({a: f for a, f in kept.items() if env.get(a) is tamed[a]})
 
     Checker.check = classmethod(guarded)
@@ -203,15 +205,17 @@ def _function(value) -> bool:
 
 
 def _tamed(function):
-    """`function`, but a call of `exit` in it raises an ordinary error."""
+    """`function`, but `exit` or an interrupt in it raises an ordinary error."""
     import functools
 
     @functools.wraps(function)
     def tamed(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except SystemExit as exc:
-            raise RuntimeError(f"the function called exit ({exc})") from None
+        except Exception:
+            raise
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt: otter stops
+            raise RuntimeError(f"the function raised {type(exc).__name__}") from None
 
     return tamed
 
@@ -220,6 +224,7 @@ _SET_UP = """\
 import os as __attnsig_os
 from attnsig import _grading as __attnsig_grading
 __attnsig_cwd = __attnsig_os.getcwd()  # otter's tests are found from here
+exit = quit = __import__("sys").exit  # not IPython's, which stops the kernel
 __attnsig_grading.ACTIVE = True
 __attnsig_grading.guard_checks({questions!r}, {answers!r})
 __attnsig_restore = lambda: None
