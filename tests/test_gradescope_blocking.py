@@ -67,14 +67,15 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
         },
         "q4": {"builds": ["attnsig.bounds.copy_gap"], "in_cells": True},
     }
-    made = with_blocking(nb, questions, checks=["q1", "q2", "q3", "q4", "q5"])
+    checks = {q: ["x"] for q in ("q1", "q2", "q3", "q4", "q5")}
+    made = with_blocking(nb, questions, checks)
     cells = [c.source for c in made.cells]
     switches = [
         (i, s.splitlines()[1].split("blocking(")[1])
         for i, s in enumerate(cells)
         if s.startswith("__attnsig_restore()")
     ]
-    assert "guard_checks(" in cells[0]  # every check under its blocks
+    assert f"guard_checks({questions!r}, {checks!r})" in cells[0]  # checks under blocks
     q1, q3 = (f"{questions[q]['builds']!r}, {q!r})" for q in ("q1", "q3"))
     none = "[], '')"
     # the answer cells of the value answers q1 and q3 (found by its statement); q2's

@@ -246,15 +246,15 @@ for __attnsig_q in {checks!r}:
 """
 
 
-def with_blocking(nb, questions: dict, checks=()):
+def with_blocking(nb, questions: dict, checks: dict):
     """The notebook `nb` with cells that block as the local grader does.
 
     `questions` maps a question's name to ``{"builds": [dotted, ...], "in_cells":
     bool, "statement": a line of its statement}``. Its functions are blocked while its
     checks run (`guard_checks`: they call its function answers) and, with `in_cells`,
     while its answer cells run (`answer_cells`; a function answer's cells may compare
-    it with the package). The questions `checks` (all of the notebook's; a dict of
-    their answer names, or a list) are checked once more at the end.
+    it with the package). The questions `checks` (all of the notebook's, with their
+    answer names) are checked once more at the end.
     """
     from nbformat.v4 import new_code_cell as code
 
@@ -267,8 +267,7 @@ def with_blocking(nb, questions: dict, checks=()):
     in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
     said = {q: questions[q].get("statement") for q in in_cells}
     region = answer_cells(nb.cells, in_cells, said)
-    answers = checks if isinstance(checks, dict) else {}
-    active, cells = None, [code(_SET_UP.format(questions=questions, answers=answers))]
+    active, cells = None, [code(_SET_UP.format(questions=questions, answers=checks))]
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and region.get(i) != active:
             active = region.get(i)
@@ -290,4 +289,4 @@ class Blocking(AbstractOtterPlugin):
 
     def before_execution(self, submission):
         config = self.plugin_config
-        return with_blocking(submission, config["questions"], config.get("checks", ()))
+        return with_blocking(submission, config["questions"], config.get("checks", {}))
