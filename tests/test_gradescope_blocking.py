@@ -71,11 +71,11 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
     made = with_blocking(nb, questions, checks)
     cells = [c.source for c in made.cells]
     switches = [
-        (i, s.splitlines()[1].split("blocking(")[1])
+        (i, s.split(".switch(")[1].strip())
         for i, s in enumerate(cells)
-        if s.startswith("__attnsig_restore()")
+        if "switch(" in s
     ]
-    assert f"guard_checks({questions!r}, {checks!r})" in cells[0]  # checks under blocks
+    assert f"set_up({questions!r}, {checks!r})" in cells[0]  # checks under blocks
     q1, q3 = (f"{questions[q]['builds']!r}, {q!r})" for q in ("q1", "q3"))
     none = "[], '')"
     # the answer cells of the value answers q1 and q3 (found by its statement); q2's
@@ -87,7 +87,7 @@ def test_with_blocking_switches_the_blocks_where_grade_does():
     assert cells[at[2] + 1] == "y = 2"
     assert cells[at[3] + 1] == "z = 3"
     # then every question checked again, on the notebook as it stands at the end
-    assert "['q1', 'q2', 'q3', 'q4', 'q5']" in cells[-1] and ".check(" in cells[-1]
+    assert ".check_all(['q1', 'q2', 'q3', 'q4', 'q5'])" in cells[-1]
     assert len(nb.cells) == 11, "the submission itself is not changed"
 
 
@@ -268,6 +268,32 @@ CASES = {
             )
         ],
     ),  # fmt: skip
+    # a student's %reset empties the namespace: the blocks' state is not there (R20a)
+    "map: the package, after a %reset at the top": (
+        *MAP,
+        0,
+        [("answer", SDPA + PACKAGE_MAP), ("top", "%reset -f")],
+    ),  # fmt: skip
+    "area by hand at the check, the package bound last, after a %reset": (
+        *AREA,
+        0,
+        [
+            ("answer", HAND_AREA),
+            ("end", "swept_area = levy_area"),
+            ("top", "%reset -f"),
+        ],
+    ),  # fmt: skip
+    "area: a function answer that calls exit(), after a %reset at the top": (
+        *AREA,
+        0,
+        [
+            (
+                "answer",
+                "def swept_area(path):\n    exit()\narea_words = [(0, 1), (1, 0)]",
+            ),
+            ("top", "%reset -f"),
+        ],
+    ),  # fmt: skip
     "area: the package tried, its own formula where it is blocked": (
         *AREA,
         3,
@@ -342,6 +368,9 @@ def _submission(solution, question: str, edits) -> nbformat.NotebookNode:
             answer, check = answer + 1, check + 1
         elif where == "end":
             nb.cells.append(nbformat.v4.new_code_cell(source))
+        elif where == "top":
+            nb.cells.insert(0, nbformat.v4.new_code_cell(source))
+            answer, check, statement = answer + 1, check + 1, statement + 1
         else:
             del nb.cells[check]
     return nb

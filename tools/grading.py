@@ -227,22 +227,18 @@ def __attnsig_reply(op, name, payload, builds=(), question=""):
     with open(_attnsig_reply_path, "wb") as f:
         f.write(data)
 '''
-builds = {"source": "", "regions": {}}
-if os.path.exists("builds.json"):
-    with open("builds.json") as f:
-        builds = json.load(f)
-regions = {int(k): (tuple(v[0]), v[1]) for k, v in builds["regions"].items()}
-NONE = "def __attnsig_blocking(names, question):\n    return lambda: None\n"
-BLOCK = builds["source"] or NONE
-BLOCK += "\n__attnsig_restore = lambda: None\n"
+with open("builds.json") as f:
+    regions = {int(k): (tuple(v[0]), v[1]) for k, v in json.load(f).items()}
+# The blocks' state lives in the module, where a student's %reset cannot reach it;
+# IPython's exit and quit stop the kernel: sys.exit's SystemExit fails one cell or one
+# question instead (as otter's plugin has it).
+GRADING = "__import__('attnsig._grading', fromlist=['switch'])"
+BLOCK = f"__attnsig_blocking = {GRADING}.blocking\n{GRADING}.bind_exit()\n"
 t0 = time.monotonic()
 with client.setup_kernel():
     errors, n = [], len(nb.cells)
     active, k = None, 0
     codes = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-    # IPython's exit and quit stop the kernel: sys.exit's SystemExit fails one cell or
-    # one question instead (as otter's plugin has it)
-    BLOCK += "exit = quit = __import__('sys').exit\n"
     if nb.cells:  # nbclient stores an executed cell at its index: the first put back
         first = nb.cells[0]
         client.execute_cell(nbformat.v4.new_code_cell(BLOCK), 0)
@@ -257,8 +253,7 @@ with client.setup_kernel():
             if regions.get(i) != active:  # a question's answer cells: builds blocked
                 active = regions.get(i)
                 names, question = active or ((), "")
-                switch = "__attnsig_restore()\n__attnsig_restore = "
-                switch += f"__attnsig_blocking({list(names)!r}, {question!r})"
+                switch = f"{GRADING}.switch({list(names)!r}, {question!r})"
                 client.execute_cell(nbformat.v4.new_code_cell(switch), i)
             client.execute_cell(cell, i)
             for out in cell.outputs:
@@ -277,7 +272,7 @@ with client.setup_kernel():
     home = f"__import__('os').chdir({os.getcwd()!r})\n"
     ask = nbformat.v4.new_code_cell(
         home + f"_attnsig_reply_path = {reply!r}\n" + os.environ["ATTNSIG_PLAIN"] + ASK
-        + "\nglobals().get('__attnsig_restore', lambda: None)()\n" + BLOCK
+        + f"\n{GRADING}.switch([], '')\n" + BLOCK
     )  # the last answer cells' blocks lifted, the blocking function defined afresh
     nb.cells += [ask, ask]  # nbclient stores each executed cell in the notebook
     client.execute_cell(ask, n)
@@ -830,18 +825,15 @@ def note_builds(result: dict) -> None:
 
 
 def write_builds(scratch: Path, answering: dict, checks: dict) -> None:
-    """`builds.json` for the runner: the import of `blocking` (as
-    `__attnsig_blocking`) and, by index, the answer cells (`answering`, from
+    """`builds.json` for the runner: by index, the answer cells (`answering`, from
     `answer_cells`) of the questions with `builds_in_cells`, with (names blocked,
     question)."""
-    source = "from attnsig._grading import blocking as __attnsig_blocking\n"
     regions = {
         str(i): (checks[q]["builds"], checks[q]["name"])
         for i, q in answering.items()
         if checks[q]["builds_in_cells"]
     }
-    data = {"source": source, "regions": regions}
-    (scratch / "builds.json").write_text(json.dumps(data))
+    (scratch / "builds.json").write_text(json.dumps(regions))
 
 
 # --- Judging one submission (in its own interpreter)

@@ -215,35 +215,89 @@ def _tamed(function):
         except Exception:
             raise
         except BaseException as exc:  # SystemExit, KeyboardInterrupt: otter stops
-            raise RuntimeError(f"the function raised {type(exc).__name__}") from None
+            said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise RuntimeError(f"the function raised {said}") from None
 
     return tamed
 
 
-_SET_UP = """\
-import os as __attnsig_os
-from attnsig import _grading as __attnsig_grading
-__attnsig_cwd = __attnsig_os.getcwd()  # otter's tests are found from here
-exit = quit = __import__("sys").exit  # not IPython's, which stops the kernel
-__attnsig_grading.ACTIVE = True
-__attnsig_grading.guard_checks({questions!r}, {answers!r})
-__attnsig_restore = lambda: None
-"""
-_SWITCH = """\
-__attnsig_restore()
-__attnsig_restore = __attnsig_grading.blocking({names!r}, {question!r})
-"""
-# the last run of a question's checks scores it: each one again, on the notebook as it
-# stands at the end (as `grade` judges it), its blocks in place (`guard_checks`)
-_CHECK_ALL = """\
-import otter as __attnsig_otter
-__attnsig_os.chdir(__attnsig_cwd)  # a notebook that changed directory: back
-for __attnsig_q in {checks!r}:
-    try:
-        __attnsig_otter.Notebook().check(__attnsig_q)
-    except Exception as __attnsig_e:  # its check cell's result stands
-        print(f"{{__attnsig_q}} not checked again: {{__attnsig_e}}")
-"""
+def _nothing() -> None:
+    pass
+
+
+# The blocks' state lives here, not in the notebook's namespace: a student's `%reset`
+# empties that, and must not switch the blocks off or leave them on.
+_restore = _nothing  # lifts the blocks `switch` put in place
+_HOME = None  # where the notebook started: otter's tests are found from there
+
+
+def switch(names, question) -> None:
+    """Lift the blocks in place, then block `names` (dotted) for `question`."""
+    global _restore
+    undo, _restore = _restore, _nothing
+    undo()
+    _restore = blocking(names, question)
+
+
+def bind_exit() -> None:
+    """Make `exit` and `quit` fail a cell or a question instead of stopping the kernel.
+
+    IPython's `exit` asks the kernel to shut down, and the notebook would be lost;
+    `sys.exit` raises `SystemExit`, an error of one cell (or of one function answer's
+    checks). Bound again before every cell, since `%reset` puts IPython's back.
+    """
+    from IPython import get_ipython
+
+    events = get_ipython().events
+    _bind_exit()
+    if _bind_exit not in events.callbacks["pre_run_cell"]:
+        events.register("pre_run_cell", _bind_exit)
+
+
+def _bind_exit(*_info) -> None:
+    import sys
+
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    for name in ("exit", "quit"):
+        if shell.user_ns.get(name) is shell.exiter:  # not a student's own `exit`
+            shell.user_ns[name] = sys.exit
+
+
+def set_up(questions: dict, answers: dict) -> None:
+    """The first cell of a graded run on otter: see :func:`with_blocking`."""
+    import os
+
+    global ACTIVE, _HOME
+    _HOME = os.getcwd()
+    bind_exit()
+    ACTIVE = True
+    guard_checks(questions, answers)
+
+
+def check_all(questions) -> None:
+    """Check each of `questions` again, from where the notebook started.
+
+    The last run of a question's checks scores it in otter: this judges the notebook
+    as it stands at the end, as `grade` does, with each question's blocks in place
+    (`guard_checks`).
+    """
+    import os
+
+    import otter
+    from IPython import get_ipython
+
+    os.chdir(_HOME)  # a notebook that changed directory: back
+    env = get_ipython().user_ns
+    for question in questions:
+        try:
+            otter.Notebook().check(question, env)
+        except Exception as exc:  # its check cell's result stands
+            print(f"{question} not checked again: {exc}")
+
+
+_CELL = '__import__("attnsig._grading", fromlist=["switch"]).{call}\n'
 
 
 def with_blocking(nb, questions: dict, checks: dict):
@@ -262,19 +316,20 @@ def with_blocking(nb, questions: dict, checks: dict):
 
     def switch(question):
         names = questions[question]["builds"] if question else []
-        return code(_SWITCH.format(names=names, question=question or ""))
+        return code(_CELL.format(call=f"switch({names!r}, {question or ''!r})"))
 
     in_cells = {q for q, spec in questions.items() if spec.get("in_cells")}
     said = {q: questions[q].get("statement") for q in in_cells}
     region = answer_cells(nb.cells, in_cells, said)
-    active, cells = None, [code(_SET_UP.format(questions=questions, answers=checks))]
+    first = code(_CELL.format(call=f"set_up({questions!r}, {checks!r})"))
+    active, cells = None, [first]
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and c.source.strip() and region.get(i) != active:
             active = region.get(i)
             cells.append(switch(active))
         cells.append(c)
     cells += [switch(None)] if active else []
-    nb.cells = [*cells, code(_CHECK_ALL.format(checks=list(checks)))]
+    nb.cells = [*cells, code(_CELL.format(call=f"check_all({list(checks)!r})"))]
     return nb
 
 
