@@ -169,9 +169,8 @@ QUESTIONS["ex-tr-bilinear"] = {
 
 
 def tr_scaling_form(protects_against):
-    assert protects_against in ("vanishing", "exploding"), (
-        'answer "vanishing" or "exploding"'
-    )
+    word = " ".join(str(protects_against).split()).lower()  # "Vanishing " counts
+    assert word in ("vanishing", "exploding"), 'answer "vanishing" or "exploding"'
 
 
 def tr_scaling_verdict(protects_against):
@@ -197,7 +196,8 @@ def tr_scaling_verdict(protects_against):
         size[how] = np.linalg.norm(jac, axis=(1, 2)).mean()
     # A Jacobian that shrinks without the scaling passes gradients that vanish.
     smaller = size["unscaled"] < size["scaled"]
-    assert protects_against == ("vanishing" if smaller else "exploding")
+    word = " ".join(str(protects_against).split()).lower()
+    assert word == ("vanishing" if smaller else "exploding")
 
 
 def tr_scaling_wrong_the_notes():

@@ -64,6 +64,11 @@ def scaling_as_numpy_string():
     return {"protects_against": np.str_("VANISHING").lower()}
 
 
+def scaling_capitalised():
+    """The word as a sentence starts it (R20a M1)."""
+    return {"protects_against": "Vanishing "}
+
+
 def scaling_mistake_a_phrase():
     """An answer outside the two words asked for."""
     return {"protects_against": "vanishing gradients"}
@@ -206,7 +211,7 @@ ALTERNATIVES = {
         rows_in_float32_with_torch,
     ],
     "ex-tr-bilinear": [bilinear_as_one_matrix, bilinear_as_projected_dot],
-    "ex-tr-scaling": [scaling_plain, scaling_as_numpy_string],
+    "ex-tr-scaling": [scaling_plain, scaling_as_numpy_string, scaling_capitalised],
     "ex-tr-causal": [
         masks_by_comparison,
         masks_from_torch,
