@@ -461,3 +461,6 @@ def test_grade_scores_the_same_notebooks_alike(submissions, tmp_path):
         assert row["status"] == "ok", row
         results.append((row[question], (out / "feedback" / f"case{k}.md").read_text()))
     assert not (wrong := _wrong(results)), wrong
+    # exit() with no reason: "raised SystemExit", not "raised SystemExit:" (R21b M3)
+    said = [f for (_, f), case in zip(results, CASES, strict=True) if "exit()" in case]
+    assert said and all("raised SystemExit |" in f for f in said), said

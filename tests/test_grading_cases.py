@@ -106,6 +106,22 @@ def test_verdicts_reward_judgement(stem, label):
     assert not any(grading.NOT_ANSWERED in h for h in got["hints"]), got["hints"]
 
 
+def test_a_wrong_form_hears_only_the_form():
+    """An answer of the wrong form is told the form asked for, once, not the hidden
+    checks' hints, which could call a right stance wrong (R21a 3: 'no' for False)."""
+    import numpy as np
+
+    def rank_exact(a, k):
+        u, s, vt = np.linalg.svd(a, full_matrices=False)
+        return (u[:, : k - 1] * s[: k - 1]) @ vt[: k - 1]
+
+    check = _check("svd", "ex-svd-lowrank")
+    got = grading.judge_answers(check, {"rank_exact": rank_exact, "always_exact": "no"})
+    assert got["score"] == 0 and got["hints"] == ["always_exact: True or False"], got
+    got = grading.judge_answers(check, {"rank_exact": rank_exact, "always_exact": True})
+    assert got["score"] == 0 and "True or False" not in " ".join(got["hints"]), got
+
+
 def test_stubs_and_unreadable_answers():
     """A stub is "not answered yet", an answer whose cell raised says what it raised;
     an object the judge may not unpickle scores 0."""

@@ -223,7 +223,8 @@ def __attnsig_reply(op, name, payload, builds=(), question=""):
                     r = ("unreadable", f"{type(e).__name__}: {e}"[:300])
         data = pickle.dumps(r)
     except BaseException as e:
-        data = pickle.dumps(("error", f"{type(e).__name__}: {e}"[:300]))
+        said = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        data = pickle.dumps(("error", said[:300]))
     with open(_attnsig_reply_path, "wb") as f:
         f.write(data)
 '''
@@ -1140,7 +1141,8 @@ def judge_question(
         log.append(f"{check['name']}: {joined(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
-    score, raised = 0.0, []  # the answer raised: that alone is the hint
+    # the answer raised: that alone is the hint; else a wrong form: the form's hints
+    score, raised, form = 0.0, [], []
     for tc in check["cases"]:
         try:
             if unread:
@@ -1150,11 +1152,13 @@ def judge_question(
         except Exception as exc:
             out["hints"].append(hint(tc, exc, check))
             raised += [out["hints"][-1]] * isinstance(exc, StudentError)
+            form += [out["hints"][-1]] * (not tc.hidden)
             detail = "".join(traceback.format_exception(exc)[-6:])
             log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
     if check["all"]:
         score = check["possible"] if len(out["hints"]) == 0 else 0.0
-    out["score"], out["hints"] = score, only_blocked(raised or out["hints"])
+    hints = raised or form or out["hints"]
+    out["score"], out["hints"] = score, only_blocked(hints)
 
 
 def only_blocked(hints: list[str]) -> list[str]:
