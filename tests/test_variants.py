@@ -941,8 +941,8 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     distributed `variants.json` ignoring case and spaces (as `grade` matches ids): a
     roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`, and ids
     are compared composed (an id typed decomposed, NFD, on a Mac). A student
-    whose id and email are not there is judged on the book's numbers, and a failed
-    check says so in its message (the student's and the instructor's view)."""
+    whose id and email are not there fails the check, with a message that says why
+    (the student's and the instructor's view)."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     roster = tmp_path / "roster.csv"
@@ -972,11 +972,13 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
         assert not run(user, 6)[0], user  # the book's answer
     own = sum(load_variants(TINY)["tiny"]["draw"](12)["x"])  # José's
     assert own != ann and run({"sid": "JOSÉ", "email": None}, own)[0]
+    # a student not in the roster fails, saying why: the book's public answer must
+    # not pass unseen (R22b M4)
     stranger = {"email": "zed@x.org", "sid": "9"}
-    assert run(stranger, 6)[0]
-    passed, said = run(stranger, ann)
-    assert not passed
-    assert "(judged on the book's numbers (variant 0): the roster has no seed" in said
+    for total in (6, ann):
+        passed, said = run(stranger, total)
+        assert not passed
+        assert "the roster has no seed for this student's Gradescope id" in said
 
 
 def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,

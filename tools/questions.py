@@ -181,7 +181,10 @@ def roster_key(salt: str, text) -> str:
 # the judge (tools/grading.py) sets ATTNSIG_SEED in the file's globals; under Gradescope
 # the student's id or email (submission_metadata.json) is looked up in variants.json,
 # which `distribute` adds to the autograder zip (`roster_key`: salted hashes, no ids);
-# else the book's numbers, with a note that a failed check adds to its message.
+# a student it does not find fails the check, saying why (a roster whose ids are not
+# Gradescope's would otherwise judge the class on the book's public numbers); with no
+# Gradescope files at all (`otter run`), the book's numbers, with a note that a failed
+# check adds to its message.
 SEED_SOURCE = (
     inspect.getsource(roster_key)
     + """
@@ -205,7 +208,12 @@ def _attnsig_seed():
         found = [seeds[k] for k in keys if k in seeds]
         if found:
             return int(found[0]), ""
-        note = book + "the roster has no seed for this student's id or email"
+        note = (
+            "the roster has no seed for this student's Gradescope id or email: "
+            "ask your instructor"
+        )
+        print("variant: " + note, file=sys.stderr)
+        return None, note
     print("variant: " + note, file=sys.stderr)
     return 0, note
 """
@@ -226,6 +234,8 @@ def variant_check(function, draw) -> str:
     # A check that fails on the book's numbers in place of the student's says so.
     lines += [
         "    _seed, _note = _attnsig_seed()",
+        "    if _seed is None:",
+        "        raise AssertionError(_note)",
         "    try:",
         f"        return {name}({args}variant={draw.__name__}(_seed))",
         "    except AssertionError as _exc:",
