@@ -107,19 +107,26 @@ def test_verdicts_reward_judgement(stem, label):
 
 
 def test_a_wrong_form_hears_only_the_form():
-    """An answer of the wrong form is told the form asked for, once, not the hidden
-    checks' hints, which could call a right stance wrong (R21a 3: 'no' for False)."""
+    """An answer of the wrong form is told the form asked for, once, not the hint of
+    a hidden check that failed on that form, which could call a right stance wrong
+    (R21a 3: 'no' for False); another answer's hints stay (R22b M1)."""
     import numpy as np
 
-    def rank_exact(a, k):
-        u, s, vt = np.linalg.svd(a, full_matrices=False)
-        return (u[:, : k - 1] * s[: k - 1]) @ vt[: k - 1]
+    def rank_exact(a, k):  # singular values floored: rank k - 1 even where A's is less
+        u, s, vt = np.linalg.svd(a, full_matrices=True)
+        s = np.maximum(s[: k - 1], 1e-3 * np.linalg.norm(a) / np.sqrt(k))
+        return (u[:, : k - 1] * s) @ vt[: k - 1]
 
     check = _check("svd", "ex-svd-lowrank")
     got = grading.judge_answers(check, {"rank_exact": rank_exact, "always_exact": "no"})
     assert got["score"] == 0 and got["hints"] == ["always_exact: True or False"], got
     got = grading.judge_answers(check, {"rank_exact": rank_exact, "always_exact": True})
     assert got["score"] == 0 and "True or False" not in " ".join(got["hints"]), got
+    # another answer wrong too: its hint is kept (R22b M1)
+    wrong = {"rank_exact": lambda a, k: a, "always_exact": 1j}
+    got = grading.judge_answers(check, wrong)
+    assert got["hints"][0] == "always_exact: True or False", got
+    assert any("wrong rank" in h for h in got["hints"][1:]), got
 
 
 def test_stubs_and_unreadable_answers():

@@ -1141,8 +1141,9 @@ def judge_question(
         log.append(f"{check['name']}: {joined(out['hints'])}")
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
-    # the answer raised: that alone is the hint; else a wrong form: the form's hints
-    score, raised, form = 0.0, [], []
+    # the answer raised: that alone is the hint. A hidden check that failed on what a
+    # form check has said says nothing more (its hint could call a right stance wrong).
+    score, raised, form, failed = 0.0, [], [], 0
     for tc in check["cases"]:
         try:
             if unread:
@@ -1150,15 +1151,18 @@ def judge_question(
             tc.func(**{p: env[p] for p in tc.params})
             score += tc.points
         except Exception as exc:
-            out["hints"].append(hint(tc, exc, check))
-            raised += [out["hints"][-1]] * isinstance(exc, StudentError)
-            form += [out["hints"][-1]] * (not tc.hidden)
+            failed += 1
             detail = "".join(traceback.format_exception(exc)[-6:])
             log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
+            said = hint(tc, exc, check)
+            raised += [said] * isinstance(exc, StudentError)
+            if tc.hidden and str(exc) and any(str(exc) in f for f in form):
+                continue
+            form += [said] * (not tc.hidden)
+            out["hints"].append(said)
     if check["all"]:
-        score = check["possible"] if len(out["hints"]) == 0 else 0.0
-    hints = raised or form or out["hints"]
-    out["score"], out["hints"] = score, only_blocked(hints)
+        score = check["possible"] if failed == 0 else 0.0
+    out["score"], out["hints"] = score, only_blocked(raised or out["hints"])
 
 
 def only_blocked(hints: list[str]) -> list[str]:

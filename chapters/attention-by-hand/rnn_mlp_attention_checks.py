@@ -82,7 +82,7 @@ def abh_q1b_form(rnn_count, att_count):
     # Any whole number: a Python int, a NumPy integer (np.prod, np.sum) or 819200.0.
     for count in (rnn_count, att_count):
         assert isinstance(count, numbers.Real) and not isinstance(count, bool), (
-            "whole numbers: an int or a float such as 12.0, not an array"
+            "whole numbers: an int or a float such as 12.0, not an array or text"
         )
         assert float(count).is_integer(), "whole numbers"
     assert rnn_count > 0 and att_count > 0, "positive counts"
@@ -223,7 +223,7 @@ def abh_q1d_callable(mlp_params):
     assert callable(mlp_params), "define mlp_params as a function of t"
     value = mlp_params(3)  # a Python int, a NumPy integer or an integral float
     assert isinstance(value, numbers.Real) and not isinstance(value, bool), (
-        "a whole number: an int or a float such as 12.0, not an array"
+        "a whole number: an int or a float such as 12.0, not an array or text"
     )
     assert float(value).is_integer(), "a whole number"
 
