@@ -106,6 +106,26 @@ def test_verdicts_reward_judgement(stem, label):
     assert not any(grading.NOT_ANSWERED in h for h in got["hints"]), got["hints"]
 
 
+def test_public_checks_read_only_the_answers():
+    """A public (form) check reads the question's answers only: data names such as `T`,
+    `scores` or `means` are the notebook's as it ends, and a later cell that reuses
+    one (a small case tried after the check) failed a right answer (R22a 4)."""
+    import ast
+
+    def params(source):
+        (function,) = ast.parse(source).body
+        return function.name, {a.arg for a in function.args.args}
+
+    misread = [
+        (stem, label, name, extra)
+        for stem, qs in QS.items()
+        for label, q in qs.items()
+        for name, read in map(params, q["spec"].get("public", []))
+        if (extra := read - set(q["spec"]["answer"]))
+    ]
+    assert not misread, misread
+
+
 def test_a_wrong_form_hears_only_the_form():
     """An answer of the wrong form is told the form asked for, once, not the hint of
     a hidden check that failed on that form, which could call a right stance wrong
