@@ -366,6 +366,31 @@ def test_ids_are_file_names_and_compared_composed(tmp_path):
         assert "\n" not in str(got.value)
 
 
+def test_an_email_names_one_student(tmp_path):
+    """Gradescope finds a student by id or by email (`variants.json`), so a roster
+    whose email is another row's email or id (case ignored) stops with one line
+    naming both rows: else one student would be graded on a classmate's seed. A
+    student's email equal to their own id, or no email, is fine."""
+    roster = tmp_path / "roster.csv"
+    head = "id,name,email\nann,Ann,ann@uni.example\nbo,Bo,bo\ncy,Cy,\n"
+    cases = [("di,Di,ANN@uni.example ", 2, "ann@uni.example"),
+             ("di,Di,cy", 4, "cy"), ("di,Di,Bo", 3, "bo")]  # fmt: skip
+    for row, first, other in cases:
+        roster.write_text(head + row + "\n")
+        said = f"row 5's email {row.split(',')[2].strip()!r} is also row {first}'s"
+        with pytest.raises(ValueError, match=re.escape(said)) as got:
+            grading.read_roster(roster)
+        assert f"({other!r};" in str(got.value) and "\n" not in str(got.value)
+    roster.write_text("id,name,email\nem@x.org,Em,em@x.org\n" + head[14:] + "di,Di,\n")
+    assert [r["id"] for r in grading.read_roster(roster)] == [
+        "em@x.org", "ann", "bo", "cy", "di"
+    ]  # fmt: skip
+    # an email before the id it collides with is named as well
+    roster.write_text("id,name,email\nann,Ann,zed\nzed,Zed,\n")
+    with pytest.raises(ValueError, match="row 2's email 'zed' is also row 3's"):
+        grading.read_roster(roster)
+
+
 def test_grade_names_the_notebooks_it_does_not_read(
     tmp_path, tiny_builds, monkeypatch, capsys
 ):

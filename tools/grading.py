@@ -2027,7 +2027,8 @@ def read_roster(path: Path) -> list[dict]:
     """The roster's students (each a dict of its columns: `read_csv`), ids required,
     each one usable as a file name (`distribute` makes a folder per id): not `.` or
     `..`, without `/` or `\\`, and no two alike as `grade` compares them (`_nfc`, case
-    ignored); a ValueError names the rows that break this."""
+    ignored), nor an email alike another row's id or email (Gradescope finds a student
+    by either); a ValueError names the rows that break this."""
     rows = read_csv(path, "id", ROSTER)[0]
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
@@ -2048,6 +2049,17 @@ def read_roster(path: Path) -> list[dict]:
             raise ValueError(
                 f"{path}: rows {j} and {i} have the same id ({other!r}, {sid!r};"
                 " case is ignored): give each student an id of their own"
+            )
+    # Gradescope finds a student by id or by email (`variants.json`): an email that
+    # is another row's id or email would grade one student on a classmate's seed
+    for i, r in enumerate(rows, 2):
+        email = (r.get("email") or "").strip()
+        j, other = seen.setdefault(_nfc(email).lower(), (i, email))
+        if email and j != i:
+            raise ValueError(
+                f"{path}: row {i}'s email {email!r} is also row {j}'s id or email"
+                f" ({other!r}; case is ignored): Gradescope finds a student by"
+                " either, so give each student an email of their own"
             )
     return rows
 
