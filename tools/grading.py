@@ -927,7 +927,7 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     """What a student may read about a failed check: never an expected value. That
     the answer raised; else the docstring, followed by the assertion's message where
     the check file writes it out as a string (it holds nothing computed, and may say
-    more than the docstring)."""
+    more than the docstring); else the answers it takes, and the error's type."""
     if isinstance(exc, StudentError):
         return str(exc)
     literal = isinstance(exc, AssertionError) and str(exc) in check.get("said", ())
@@ -937,10 +937,13 @@ def hint(tc: test_case, exc: BaseException, check: dict) -> str:
     text = str(exc).strip().splitlines()
     if isinstance(exc, AssertionError) and last.filename == check["path"] and text:
         return text[0][:200]
-    what = tc.name.removeprefix("test_").replace("_", " ")  # test_q_shape: q shape
+    # the answers the check takes, as a student named them: "Q, K or V"
+    names = [p for p in tc.params if p != "variant"]
+    names = names or [tc.name.removeprefix("test_").replace("_", " ")]
+    what = " or ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
     if isinstance(exc, AssertionError):
         return f"{what}: not met"
-    return f"{what}: the answer has the wrong type or form ({type(exc).__name__})"
+    return f"{what}: of the wrong type or form ({type(exc).__name__})"
 
 
 # What a cell's key missing or of the wrong form becomes (an id: a new one).
