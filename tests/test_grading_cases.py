@@ -149,6 +149,34 @@ def test_a_wrong_form_hears_only_the_form():
     assert any("wrong rank" in h for h in got["hints"][1:]), got
 
 
+def test_a_form_check_without_a_message_names_its_answers():
+    """A form check that fails with no message of its own (`float(None)` raising)
+    names the answers it takes, not the check's file name (R22a 2, R23b M2)."""
+    check = _check("associative-recall", "ex-recall-scale")
+    answers = {"beta_star": None, "acc_sheet": 1.0, "acc_zero": 0.0}
+    got = grading.judge_answers(check, answers)
+    said = "beta_star, acc_sheet or acc_zero: of the wrong type or form (TypeError)"
+    assert got["score"] == 0 and got["hints"][0] == said, got
+
+
+def test_words_as_lists_are_words():
+    """signatures' area words given as lists (json, `.tolist()`) name the same words
+    as tuples and score; words as strings do not (R23a 4)."""
+    import numpy as np
+
+    def swept_area(path):  # the shoelace about path[0], not from a signature
+        chord, step = path[:-1] - path[0], np.diff(path, axis=0)
+        return 0.5 * np.sum(chord[:, 0] * step[:, 1] - chord[:, 1] * step[:, 0])
+
+    check = _check("signatures", "sigch-ex-area")
+    for words, score in ([[0, 1], [1, 0]], 3), ([(0, 1), (1, 0)], 3), (["01", "10"], 0):
+        got = grading.judge_answers(
+            check, {"swept_area": swept_area, "area_words": words}
+        )
+        assert got["score"] == score, (words, got)
+    assert got["hints"] == ["words as tuples"], got
+
+
 def test_stubs_and_unreadable_answers():
     """A stub is "not answered yet", an answer whose cell raised says what it raised;
     an object the judge may not unpickle scores 0."""
