@@ -391,6 +391,28 @@ def test_an_email_names_one_student(tmp_path):
         grading.read_roster(roster)
 
 
+def test_roster_seeds_and_email_column(tmp_path):
+    """A seed is a whole number: `12.0` (pandas) reads as 12, text or a negative
+    number stops with one line naming the row and what a seed is; an email column
+    named otherwise (`E-Mail`) stops, since Gradescope would find no one by it
+    (R24a 3, 5)."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,variant\nann,Ann,2037652505.0\nbo,Bo,0\ncy,Cy,\n")
+    seeds = [r["variant"] for r in grading.read_roster(roster)]
+    assert seeds == ["2037652505", "0", ""]
+    for seed in ("abc", "-3", "1.5"):
+        roster.write_text(f"id,name,variant\nann,Ann,1\nbo,Bo,{seed}\n")
+        said = f"row 3's variant {seed!r} is not a seed: a whole number"
+        with pytest.raises(ValueError, match=re.escape(said)):
+            grading.read_roster(roster)
+    for column in ("E-Mail", "Email address"):
+        roster.write_text(f"id,name,{column}\nann,Ann,a@x.org\n")
+        with pytest.raises(ValueError, match=f"name the column '{column}' 'email'"):
+            grading.read_roster(roster)
+    roster.write_text("id,name,EMAIL \nann,Ann,a@x.org\n")
+    assert grading.read_roster(roster)[0]["email"] == "a@x.org"
+
+
 def test_grade_names_the_notebooks_it_does_not_read(
     tmp_path, tiny_builds, monkeypatch, capsys
 ):
@@ -967,7 +989,8 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     roster email `Ann@X.org` finds Ann's seed for Gradescope's `ann@x.org`, and ids
     are compared composed (an id typed decomposed, NFD, on a Mac). A student
     whose id and email are not there fails the check, with a message that says why
-    (the student's and the instructor's view)."""
+    (the student's and the instructor's view), and so does a group whose members
+    have different seeds."""
     from otter.test_files.exception_test import ExceptionTestFile
 
     roster = tmp_path / "roster.csv"
@@ -981,8 +1004,9 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
     real = {"/autograder/source/variants.json": tmp_path / "variants.json",
             "/autograder/submission_metadata.json": tmp_path / "meta.json"}  # fmt: skip
 
-    def run(user: dict, total: int) -> tuple[bool, str]:
-        (tmp_path / "meta.json").write_text(json.dumps({"users": [user]}))
+    def run(user: dict | list, total: int) -> tuple[bool, str]:
+        users = user if isinstance(user, list) else [user]
+        (tmp_path / "meta.json").write_text(json.dumps({"users": users}))
         test = ExceptionTestFile.from_string(source, "tiny_sum.py")
         for case in test.test_cases:  # the check's open() reads this test's files
             case.body.test_func.__globals__["open"] = lambda p, *a, **k: open(
@@ -1004,6 +1028,14 @@ def test_gradescope_finds_the_seed_ignoring_case(tmp_path, tiny_builds):
         passed, said = run(stranger, total)
         assert not passed
         assert "the roster has no seed for this student's Gradescope id" in said
+    # a group is judged on its members' one seed; members with different seeds fail,
+    # saying why, whichever Gradescope lists first (R24a 1)
+    ann_user, jose_user = {"email": "ann@x.org"}, {"sid": "josé"}
+    assert run([stranger, ann_user], ann)[0]
+    for group in ([ann_user, jose_user], [jose_user, ann_user]):
+        for total in (ann, own):
+            passed, said = run(group, total)
+            assert not passed and "find different seeds in the roster" in said, group
 
 
 def test_a_missing_folder_roster_or_chapter_is_one_line(tmp_path, tiny_builds,

@@ -2031,8 +2031,22 @@ def read_roster(path: Path) -> list[dict]:
     each one usable as a file name (`distribute` makes a folder per id): not `.` or
     `..`, without `/` or `\\`, and no two alike as `grade` compares them (`_nfc`, case
     ignored), nor an email alike another row's id or email (Gradescope finds a student
-    by either); a ValueError names the rows that break this."""
+    by either); a seed in `variant` is a whole number (`12.0` read as 12). A
+    ValueError names the rows that break this, and an email column named otherwise
+    (`E-Mail`)."""
     rows = read_csv(path, "id", ROSTER)[0]
+    like = [f for f in (rows[0] if rows else ()) if re.fullmatch(r"e-?mail.*", f, re.I)]
+    if like and "email" not in rows[0]:  # Gradescope would find no student by it
+        raise ValueError(f"{path}: name the column {like[0]!r} 'email'")
+    for i, r in enumerate(rows, 2):  # a seed: a whole number; pandas writes 12.0
+        seed = (r.get("variant") or "").strip()
+        if seed and not (m := re.fullmatch(r"(\d+)(\.0*)?", seed)):
+            raise ValueError(
+                f"{path}: row {i}'s variant {seed!r} is not a seed: a whole number"
+                " (0: the book's numbers), or empty to draw one"
+            )
+        if seed:
+            r["variant"] = m[1]
     missing = [i + 2 for i, r in enumerate(rows) if not (r.get("id") or "").strip()]
     if missing:
         raise ValueError(f"{path}: rows {missing} have no id")

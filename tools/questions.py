@@ -182,7 +182,9 @@ def roster_key(salt: str, text) -> str:
 # the student's id or email (submission_metadata.json) is looked up in variants.json,
 # which `distribute` adds to the autograder zip (`roster_key`: salted hashes, no ids);
 # a student it does not find fails the check, saying why (a roster whose ids are not
-# Gradescope's would otherwise judge the class on the book's public numbers); with no
+# Gradescope's would otherwise judge the class on the book's public numbers), and so
+# does a group whose members have different seeds (one of them would be judged on a
+# classmate's numbers); with no
 # Gradescope files at all (`otter run`), the book's numbers, with a note that a failed
 # check adds to its message.
 SEED_SOURCE = (
@@ -205,13 +207,19 @@ def _attnsig_seed():
     except Exception:
         note = book + "no roster seeds here (not Gradescope, or no variants.json)"
     else:
-        found = [seeds[k] for k in keys if k in seeds]
-        if found:
-            return int(found[0]), ""
+        found = {seeds[k] for k in keys if k in seeds}
+        if len(found) == 1:
+            return int(found.pop()), ""
         note = (
             "the roster has no seed for this student's Gradescope id or email: "
             "ask your instructor"
         )
+        if found:  # a group whose members' numbers differ: whose did it answer?
+            note = (
+                "this submission's Gradescope ids and emails find different seeds in "
+                "the roster (a group: give its members one variant): ask your "
+                "instructor"
+            )
         print("variant: " + note, file=sys.stderr)
         return None, note
     print("variant: " + note, file=sys.stderr)
@@ -496,7 +504,7 @@ def verdict_spec(spec: dict, claims: list[tuple[str, str]]) -> dict:
         "    said = {k: ' '.join(str(v).split()).lower()\n"
         "            for k, v in verdicts.items()}\n"
         "    bad = sorted(k for k, v in said.items() if v not in allowed)\n"
-        "    assert not bad, f'claims {bad}: answer one of {allowed}'"
+        "    assert not bad, f'answer one of {allowed}: claims {bad}'"
     )
     codes = tuple("".join(CODES[v] for v in a) for a in accepts.values())
     hidden = [
