@@ -102,7 +102,8 @@ def test_verdicts_reward_judgement(stem, label):
     got = grading.judge_answers(check, {"verdicts": partial})
     assert got["score"] == pytest.approx(verdict_points(partial, key, points))
     # the feedback names the claims without a verdict, not "not answered yet"
-    assert got["hints"][0].startswith(f"claims [1, {len(key)}]: answer one of")
+    assert got["hints"][0].startswith("answer one of ("), got
+    assert got["hints"][0].endswith(f"'unverifiable'): claims [1, {len(key)}]"), got
     assert not any(grading.NOT_ANSWERED in h for h in got["hints"]), got["hints"]
 
 
@@ -147,6 +148,18 @@ def test_a_wrong_form_hears_only_the_form():
     got = grading.judge_answers(check, wrong)
     assert got["hints"][0] == "always_exact: True or False", got
     assert any("wrong rank" in h for h in got["hints"][1:]), got
+    # a form hint that names the answers does not swallow another answer's hint, whose
+    # message is that answer's name (R24b 1)
+    check = _check("one-head", "ex-onehead-one-head-robust")
+    answers = {"q_robust": "text", "p_one_head": 0.0, "p_two_heads": 0.0}
+    got = grading.judge_answers(check, answers)
+    assert "p_two_heads: of the wrong type or form" in got["hints"][0], got
+    assert any("p_one_head or p_two_heads is off" in h for h in got["hints"]), got
+    # a hidden check that crashed on a malformed answer does not repeat the form's hint
+    # (R24b 4: verdicts as a list)
+    stem, label = VERDICT_QS[0]
+    got = grading.judge_answers(_check(stem, label), {"verdicts": ["right"] * 3})
+    assert got["hints"] == ["verdicts: a dict, claim number -> verdict"], got
 
 
 def test_a_form_check_without_a_message_names_its_answers():
@@ -160,8 +173,9 @@ def test_a_form_check_without_a_message_names_its_answers():
 
 
 def test_words_as_lists_are_words():
-    """signatures' area words given as lists (json, `.tolist()`) name the same words
-    as tuples and score; words as strings do not (R23a 4)."""
+    """signatures' area words given as lists (json, `.tolist()`) or an array's rows
+    name the same words as tuples and score; words as strings do not (R23a 4,
+    R24a 2)."""
     import numpy as np
 
     def swept_area(path):  # the shoelace about path[0], not from a signature
@@ -169,12 +183,44 @@ def test_words_as_lists_are_words():
         return 0.5 * np.sum(chord[:, 0] * step[:, 1] - chord[:, 1] * step[:, 0])
 
     check = _check("signatures", "sigch-ex-area")
-    for words, score in ([[0, 1], [1, 0]], 3), ([(0, 1), (1, 0)], 3), (["01", "10"], 0):
+    lists, arrays = [[0, 1], [1, 0]], np.argwhere(np.eye(2) == 0)  # (0, 1), (1, 0)
+    for words, score in (lists, 3), (arrays, 3), (["01", "10"], 0):
         got = grading.judge_answers(
             check, {"swept_area": swept_area, "area_words": words}
         )
         assert got["score"] == score, (words, got)
     assert got["hints"] == ["words as tuples"], got
+
+
+def test_the_tour_term_in_single_precision_scores():
+    """The tour's signature term computed in float32 (the statement asks for no
+    precision) scores; the term without its factorial still loses (R24a 4)."""
+    import math
+
+    import numpy as np
+
+    check = _check("tour", "ex-tour-1d")
+    for term, score in (
+        (lambda a, k: np.float32(a) ** k / np.float32(math.factorial(k)), 2),
+        (lambda a, k: np.float32(a) ** k, 0),
+    ):
+        got = grading.judge_answers(check, {"signature_term": term})
+        assert got["score"] == score, got
+
+
+def test_rows_as_a_mask_are_told_the_form():
+    """position-encoding's causal_rows returning a boolean mask over the rows (the
+    statement asks for row numbers) is told so, not only that the rows are wrong
+    (R24b 5)."""
+    import numpy as np
+
+    check = _check("position-encoding", "ex-posenc-equivariance")
+    answers = {
+        "gap": lambda f, x, perm: 0.0,
+        "causal_rows": lambda perm: np.asarray(perm) == np.arange(len(perm)),
+    }
+    got = grading.judge_answers(check, answers)
+    assert got["hints"][0] == "causal_rows: the row numbers, not a mask", got
 
 
 def test_stubs_and_unreadable_answers():

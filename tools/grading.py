@@ -1145,8 +1145,9 @@ def judge_question(
         return
     unread = [str(v) for v in env.values() if isinstance(v, StudentError)]
     # the answer raised: that alone is the hint. A hidden check that failed on what a
-    # form check has said says nothing more (its hint could call a right stance wrong).
-    score, raised, form, failed = 0.0, [], [], 0
+    # form check has said, or crashed on an answer a form check refused, says nothing
+    # more (its hint could call a right stance wrong, or repeat the form's).
+    score, raised, form, refused, failed = 0.0, [], [], set(), 0
     for tc in check["cases"]:
         try:
             if unread:
@@ -1159,9 +1160,15 @@ def judge_question(
             log.append(f"{check['name']}: {tc.name} failed:\n{detail}")
             said = hint(tc, exc, check)
             raised += [said] * isinstance(exc, StudentError)
-            if tc.hidden and str(exc) and any(str(exc) in f for f in form):
+            crashed = not isinstance(exc, AssertionError)
+            if tc.hidden and (
+                (str(exc) and any(str(exc) in f for f in form))
+                or (crashed and refused & set(tc.params))
+            ):  # failed on what a form check said, or crashed on an answer it refused
                 continue
-            form += [said] * (not tc.hidden)
+            if not tc.hidden:
+                form.append(str(exc))  # its own words, not `hint`'s answer names
+                refused |= set(tc.params)
             out["hints"].append(said)
     if check["all"]:
         score = check["possible"] if failed == 0 else 0.0

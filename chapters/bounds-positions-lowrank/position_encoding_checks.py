@@ -18,6 +18,10 @@ def posenc_equivariance_form(gap, causal_rows):
     value = gap(lambda x: 2 * x, np.ones((3, 2)), np.array([1, 2, 0]))
     assert np.ndim(value) == 0, "gap returns one number"
     rows = list(causal_rows(np.array([1, 2, 0])))
+    # a mask over the rows reads as the numbers 0 and 1: say that it is not asked for
+    assert not any(isinstance(i, bool | np.bool_) for i in rows), (
+        "causal_rows: the row numbers, not a mask"
+    )
     assert all(0 <= int(i) < 3 for i in rows), "rows are numbered 0 to n - 1"
 
 
