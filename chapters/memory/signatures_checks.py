@@ -16,9 +16,10 @@ def sigch_ex_area_form(swept_area, area_words):
     assert callable(swept_area), "define swept_area as a function of a path"
     value = swept_area(np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]))
     assert np.ndim(value) == 0, "an area is one number"
-    # a list is a word as well as a tuple (json, .tolist()); a string is not: "12"
+    # a list or a row of an array is a word as well as a tuple; a string is not: "12"
     assert area_words is not ... and all(
-        isinstance(w, (tuple, list)) for w in area_words
+        isinstance(w, tuple | list) or (isinstance(w, np.ndarray) and w.ndim == 1)
+        for w in area_words
     ), "words as tuples"
 
 
