@@ -193,16 +193,23 @@ def test_words_as_lists_are_words():
 
 
 def test_the_tour_term_in_single_precision_scores():
-    """The tour's signature term computed in float32 (the statement asks for no
-    precision) scores; the term without its factorial still loses (R24a 4)."""
+    """The tour's signature term computed in float32 or rounded to five significant
+    digits (the statement asks for no precision) scores; the term without its
+    factorial, or off by 1e-3, still loses (R24a 4, R25b 6)."""
     import math
 
     import numpy as np
 
     check = _check("tour", "ex-tour-1d")
+
+    def five_digits(a, k):  # rounded to five significant digits
+        return float(f"{a**k / math.factorial(k):.5g}")
+
     for term, score in (
         (lambda a, k: np.float32(a) ** k / np.float32(math.factorial(k)), 2),
+        (five_digits, 2),
         (lambda a, k: np.float32(a) ** k, 0),
+        (lambda a, k: a**k / math.factorial(k) * (1 + 1e-3), 0),
     ):
         got = grading.judge_answers(check, {"signature_term": term})
         assert got["score"] == score, got
@@ -221,6 +228,10 @@ def test_rows_as_a_mask_are_told_the_form():
     }
     got = grading.judge_answers(check, answers)
     assert got["hints"][0] == "causal_rows: the row numbers, not a mask", got
+    # a hidden check of the other answer that crashes keeps its hint: the form check
+    # takes both answers, so which one it refused is not known (R25b 1)
+    got = grading.judge_answers(check, {**answers, "gap": lambda f, x, perm: None})
+    assert any(h.startswith("The gap is") for h in got["hints"][1:]), got
 
 
 def test_stubs_and_unreadable_answers():

@@ -1168,7 +1168,8 @@ def judge_question(
                 continue
             if not tc.hidden:
                 form.append(str(exc))  # its own words, not `hint`'s answer names
-                refused |= set(tc.params)
+                # which answer it refused is known when it takes one only
+                refused |= set(tc.params) if len(tc.params) == 1 else set()
             out["hints"].append(said)
     if check["all"]:
         score = check["possible"] if failed == 0 else 0.0

@@ -35,12 +35,12 @@ def tour_1d_random_cases(signature_term):
         assert value.size == 1, "signature_term(a, k) returns one number"
         return float(value[0])
 
-    # rtol 1e-5: the statement asks for no precision, and the formula in float32 is
-    # off by up to about 1e-6; a wrong formula is off by a factor
+    # rtol 1e-4: the statement asks for no precision, so float32, five significant
+    # digits or a fine quadrature are answers; a wrong formula is off by a factor
     rng = np.random.default_rng(17)
     for _ in range(40):
         a, k = rng.uniform(-3, 3), int(rng.integers(1, 9))
-        np.testing.assert_allclose(term(a, k), a**k / math.factorial(k), rtol=1e-5)
+        np.testing.assert_allclose(term(a, k), a**k / math.factorial(k), rtol=1e-4)
 
 
 def tour_1d_iterated_integrals(signature_term):
@@ -64,7 +64,7 @@ def tour_1d_iterated_integrals(signature_term):
         for k in range(1, 7):
             f = a * level
             level = np.concatenate([[0.0], np.cumsum(h / 2 * (f[:-1] + f[1:]))])
-            np.testing.assert_allclose(term(a, k), level[-1], rtol=1e-6)
+            np.testing.assert_allclose(term(a, k), level[-1], rtol=1e-4)  # as above
 
 
 def tour_1d_wrong_divided_by():
