@@ -402,12 +402,12 @@ def test_roster_seeds_and_email_column(tmp_path):
     assert seeds == ["2037652505", "0", ""]
     for seed in ("abc", "-3", "1.5"):
         roster.write_text(f"id,name,variant\nann,Ann,1\nbo,Bo,{seed}\n")
-        said = f"row 3's variant {seed!r} is not a seed: a whole number"
+        said = f"row 3's variant {seed!r} is not a seed: 0 (the book's numbers), a"
         with pytest.raises(ValueError, match=re.escape(said)):
             grading.read_roster(roster)
-    for column in ("E-Mail", "Email address"):
+    for column in ("E-Mail", "Email address", "Student Email", "e_mail", "Mail"):
         roster.write_text(f"id,name,{column}\nann,Ann,a@x.org\n")
-        with pytest.raises(ValueError, match=f"name the column '{column}' 'email'"):
+        with pytest.raises(ValueError, match=f"name the column '{column}' as 'email'"):
             grading.read_roster(roster)
     roster.write_text("id,name,EMAIL \nann,Ann,a@x.org\n")
     assert grading.read_roster(roster)[0]["email"] == "a@x.org"

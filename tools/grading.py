@@ -2043,15 +2043,15 @@ def read_roster(path: Path) -> list[dict]:
     ValueError names the rows that break this, and an email column named otherwise
     (`E-Mail`)."""
     rows = read_csv(path, "id", ROSTER)[0]
-    like = [f for f in (rows[0] if rows else ()) if re.fullmatch(r"e-?mail.*", f, re.I)]
+    like = [f for f in (rows[0] if rows else ()) if re.search("mail", f, re.I)]
     if like and "email" not in rows[0]:  # Gradescope would find no student by it
-        raise ValueError(f"{path}: name the column {like[0]!r} 'email'")
+        raise ValueError(f"{path}: name the column {like[0]!r} as 'email'")
     for i, r in enumerate(rows, 2):  # a seed: a whole number; pandas writes 12.0
         seed = (r.get("variant") or "").strip()
         if seed and not (m := re.fullmatch(r"(\d+)(\.0*)?", seed)):
             raise ValueError(
-                f"{path}: row {i}'s variant {seed!r} is not a seed: a whole number"
-                " (0: the book's numbers), or empty to draw one"
+                f"{path}: row {i}'s variant {seed!r} is not a seed: 0 (the book's"
+                " numbers), a positive whole number, or empty to draw one"
             )
         if seed:
             r["variant"] = m[1]

@@ -217,8 +217,8 @@ def _attnsig_seed():
         if found:  # a group whose members' numbers differ: whose did it answer?
             note = (
                 "this submission's Gradescope ids and emails find different seeds in "
-                "the roster (a group: give its members one variant): ask your "
-                "instructor"
+                "the roster (a group: give its members one variant; else a row's id "
+                "or email is another student's): ask your instructor"
             )
         print("variant: " + note, file=sys.stderr)
         return None, note
