@@ -411,6 +411,13 @@ def test_roster_seeds_and_email_column(tmp_path):
             grading.read_roster(roster)
     roster.write_text("id,name,EMAIL \nann,Ann,a@x.org\n")
     assert grading.read_roster(roster)[0]["email"] == "a@x.org"
+    # a postal address or a Gmail flag is not an email column (R26a 3)
+    roster.write_text("id,name,Mailing address,Gmail\nann,Ann,1 Main St,yes\n")
+    assert "email" not in grading.read_roster(roster)[0]
+    # two columns named email ignoring case: one would be lost (R26a 2)
+    roster.write_text("id,name,Email,email\nann,Ann,a@x.org,\n")
+    with pytest.raises(ValueError, match="two columns named 'email'"):
+        grading.read_roster(roster)
 
 
 def test_grade_names_the_notebooks_it_does_not_read(

@@ -1915,6 +1915,9 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     sep = next((s for s in ";\t" if key in header(first.split(s))), ",")
     lines = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     fields, rows = header(next(lines, [])), []
+    twice = [f for f in dict.fromkeys(fields) if f in names and fields.count(f) > 1]
+    if twice:  # else the last would win, and a write-back drop the other
+        raise ValueError(f"{path}: two columns named {twice[0]!r} (case ignored)")
     for cells in filter(None, lines):  # (a blank line: none)
         rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
         if extra := [c for c in cells[len(fields) :] if c.strip()]:
@@ -2043,7 +2046,8 @@ def read_roster(path: Path) -> list[dict]:
     ValueError names the rows that break this, and an email column named otherwise
     (`E-Mail`)."""
     rows = read_csv(path, "id", ROSTER)[0]
-    like = [f for f in (rows[0] if rows else ()) if re.search("mail", f, re.I)]
+    said = r".*\be[-_ ]?mail\b.*|\s*mail\s*"  # E-Mail, Student Email; not Gmail
+    like = [f for f in (rows[0] if rows else ()) if re.fullmatch(said, f, re.I)]
     if like and "email" not in rows[0]:  # Gradescope would find no student by it
         raise ValueError(f"{path}: name the column {like[0]!r} as 'email'")
     for i, r in enumerate(rows, 2):  # a seed: a whole number; pandas writes 12.0
