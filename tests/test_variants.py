@@ -418,6 +418,11 @@ def test_roster_seeds_and_email_column(tmp_path):
     roster.write_text("id,name,Email,email\nann,Ann,a@x.org,\n")
     with pytest.raises(ValueError, match="two columns named 'email'"):
         grading.read_roster(roster)
+    # any name twice: a rubric sheet's item would lose its first column's points
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("submission,q: explain,q: explain\nann,2,1\n")
+    with pytest.raises(ValueError, match=r"two columns named 'q: explain'$"):
+        grading.read_sheet(sheet)
 
 
 def test_grade_names_the_notebooks_it_does_not_read(

@@ -1915,9 +1915,10 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     sep = next((s for s in ";\t" if key in header(first.split(s))), ",")
     lines = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     fields, rows = header(next(lines, [])), []
-    twice = [f for f in dict.fromkeys(fields) if f in names and fields.count(f) > 1]
-    if twice:  # else the last would win, and a write-back drop the other
-        raise ValueError(f"{path}: two columns named {twice[0]!r} (case ignored)")
+    twice = [f for f in dict.fromkeys(fields) if f.strip() and fields.count(f) > 1]
+    if twice:  # else the last would win (a rubric item's points), a write-back drop one
+        said = " (case ignored)" if twice[0] in names else ""
+        raise ValueError(f"{path}: two columns named {twice[0]!r}{said}")
     for cells in filter(None, lines):  # (a blank line: none)
         rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
         if extra := [c for c in cells[len(fields) :] if c.strip()]:
