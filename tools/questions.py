@@ -184,9 +184,8 @@ def roster_key(salt: str, text) -> str:
 # a student it does not find fails the check, saying why (a roster whose ids are not
 # Gradescope's would otherwise judge the class on the book's public numbers), and so
 # does a group whose members have different seeds (one of them would be judged on a
-# classmate's numbers); with no
-# Gradescope files at all (`otter run`), the book's numbers, with a note that a failed
-# check adds to its message.
+# classmate's numbers); with no Gradescope files at all (`otter run`), the book's
+# numbers, with a note that a failed check adds to its message.
 SEED_SOURCE = (
     inspect.getsource(roster_key)
     + """
