@@ -423,6 +423,10 @@ def test_roster_seeds_and_email_column(tmp_path):
     sheet.write_text("submission,q: explain,q: explain\nann,2,1\n")
     with pytest.raises(ValueError, match=r"two columns named 'q: explain'$"):
         grading.read_sheet(sheet)
+    # two blank header cells: a roster's write-back would keep one column of two
+    roster.write_text("id,,name,,email\nann,x,Ann,y,a@x.org\n")
+    with pytest.raises(ValueError, match=r"two columns with no name \(name them\)$"):
+        grading.read_roster(roster)
 
 
 def test_grade_names_the_notebooks_it_does_not_read(

@@ -1901,7 +1901,8 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     line splits at it into cells with `key` among them, else `,`. The header's `key`
     and `known` columns are named ignoring case and spaces around (`ID ` is `id`).
     Empty cells at the end of a line (Excel's trailing `;`) are dropped; other cells
-    beyond the header's raise a ValueError naming the row."""
+    beyond the header's raise a ValueError naming the row, and so do two columns of
+    one name, or two with none (a write-back would keep one)."""
     text, encoding = read_csv_text(path)
     names = {key, *known}
 
@@ -1915,10 +1916,11 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     sep = next((s for s in ";\t" if key in header(first.split(s))), ",")
     lines = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     fields, rows = header(next(lines, [])), []
-    twice = [f for f in dict.fromkeys(fields) if f.strip() and fields.count(f) > 1]
+    twice = [f for f in dict.fromkeys(fields) if fields.count(f) > 1]
     if twice:  # else the last would win (a rubric item's points), a write-back drop one
         said = " (case ignored)" if twice[0] in names else ""
-        raise ValueError(f"{path}: two columns named {twice[0]!r}{said}")
+        said = f"named {twice[0]!r}{said}" if twice[0] else "with no name (name them)"
+        raise ValueError(f"{path}: two columns {said}")
     for cells in filter(None, lines):  # (a blank line: none)
         rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
         if extra := [c for c in cells[len(fields) :] if c.strip()]:
