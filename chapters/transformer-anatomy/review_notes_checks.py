@@ -390,8 +390,9 @@ def tr_dropout_form(row, dropped, sums_to_one):
 
 
 def tr_dropout_dropout(row, dropped, sums_to_one, variant):
-    """The samples are not inverted dropout of row with your p (kept entries rescaled
-    so that the mean is kept, not the sum), or sums_to_one does not say what they do.
+    """The samples are not inverted dropout of row with your p (each entry dropped
+    on its own draw, kept entries rescaled so that the mean is kept, not the sum), or
+    sums_to_one does not say what they do.
     """
 
     import numpy as np
@@ -413,6 +414,12 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     assert abs((live == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / live.size)
     se = w[w > 0] * np.sqrt(p / (1 - p)) / np.sqrt(n)
     assert np.all(np.abs(live.mean(axis=0) - w[w > 0]) < 5 * se)
+    # Each entry on its own draw: two live entries are both dropped at the rate p^2
+    # (one draw per sample, dropping whole rows, gives p), within 5 standard errors.
+    gone = (live == 0).astype(float)  # (n, live)
+    both = gone.T @ gone / n  # (live, live)
+    pairs = both[~np.eye(len(both), dtype=bool)]
+    assert np.all(np.abs(pairs - p**2) < 5 * np.sqrt(p**2 * (1 - p**2) / n))
 
 
 def tr_dropout_wrong_not_rescaled(keep, row):

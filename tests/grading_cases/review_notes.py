@@ -204,6 +204,15 @@ def dropout_mistake_keep_with_probability_p(variant):
     return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
 
 
+def dropout_mistake_one_draw_per_sample(variant):
+    """One keep-or-drop draw per sample, broadcast along the row: each entry's rate
+    and mean are right, but a row is dropped whole or kept whole."""
+    p = variant["p"]
+    row, keep = _row_and_keep(4, p)
+    dropped = keep[:, :1] * row / (1 - p)  # (n, 1) * (l,) -> (n, l)
+    return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
+
+
 ALTERNATIVES = {
     "ex-tr-softmax-axis": [
         rows_by_scipy,
@@ -231,5 +240,6 @@ MISTAKES = {
     "ex-tr-dropout": [
         dropout_mistake_no_answer_for_the_sum,
         dropout_mistake_keep_with_probability_p,
+        dropout_mistake_one_draw_per_sample,
     ],
 }
