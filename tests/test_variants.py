@@ -421,11 +421,11 @@ def test_roster_seeds_and_email_column(tmp_path):
     # any name twice: a rubric sheet's item would lose its first column's points
     sheet = tmp_path / "sheet.csv"
     sheet.write_text("submission,q: explain,q: explain\nann,2,1\n")
-    with pytest.raises(ValueError, match=r"two columns named 'q: explain'$"):
+    with pytest.raises(ValueError, match=r"named 'q: explain': rename or remove one$"):
         grading.read_sheet(sheet)
     # two blank header cells: a roster's write-back would keep one column of two
     roster.write_text("id,,name,,email\nann,x,Ann,y,a@x.org\n")
-    with pytest.raises(ValueError, match=r"two columns with no name \(name them\)$"):
+    with pytest.raises(ValueError, match=r"two columns with no name: rename or"):
         grading.read_roster(roster)
 
 
@@ -1179,6 +1179,17 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                            tmp_path / "g.csv")  # fmt: skip
     assert {g["id"]: g["q"] for g in grades} == {"ann": 2.0, "bo": 3.0}
+    # A TA's sort moves the (points) row: it is still the items' worth, and the row
+    # that now comes first is still a student's (R28a 1); none, or two, stop.
+    sheet.write_text("submission,q: proof (2)\nann_v2,1\n(points),2\nbo,2\n")
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv")  # fmt: skip
+    assert {g["id"]: g["q"] for g in grades} == {"ann": 2.0, "bo": 3.0}
+    for body, said in [("ann_v2,1\nbo,2\n", "no"), ("(points),2\n" * 2, "two")]:
+        sheet.write_text(f"submission,q: proof (2)\n{body}")
+        with pytest.raises(ValueError, match=f"{said} '\\(points\\)' rows?, the"):
+            grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                          tmp_path / "g.csv")  # fmt: skip
 
 
 @pytest.mark.parametrize(

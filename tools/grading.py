@@ -1918,9 +1918,9 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     fields, rows = header(next(lines, [])), []
     twice = [f for f in dict.fromkeys(fields) if fields.count(f) > 1]
     if twice:  # else the last would win (a rubric item's points), a write-back drop one
-        said = " (case ignored)" if twice[0] in names else ""
-        said = f"named {twice[0]!r}{said}" if twice[0] else "with no name (name them)"
-        raise ValueError(f"{path}: two columns {said}")
+        said = " (case and spaces ignored)" if twice[0] in names else ""
+        said = f"named {twice[0]!r}{said}" if twice[0] else "with no name"
+        raise ValueError(f"{path}: two columns {said}: rename or remove one")
     for cells in filter(None, lines):  # (a blank line: none)
         rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
         if extra := [c for c in cells[len(fields) :] if c.strip()]:
@@ -1932,10 +1932,17 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
 def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     """A rubric sheet as saved by a spreadsheet (`read_csv`: UTF-8, UTF-16 or
     Windows-1252, `;`, `,` or a tab between cells), a decimal comma, points as floats;
-    a cell that is not a number raises a ValueError naming its row and column."""
+    a cell that is not a number raises a ValueError naming its row and column. The
+    `(points)` row (the items' worth) comes first wherever a sort put it; a sheet
+    without it, or with two, raises a ValueError."""
     rows = read_csv(path, "submission")[0]
     if rows and "submission" not in rows[0]:
         raise ValueError(f"{path}: no 'submission' column (the sheet `rubric` writes)")
+    top = [r for r in rows if (r["submission"] or "").strip() == "(points)"]
+    if rows and len(top) != 1:  # else a student's row would be read as the worth
+        said = "two '(points)' rows" if top else "no '(points)' row"
+        raise ValueError(f"{path}: {said}, the items' worth (`rubric` writes one)")
+    rows = top + [r for r in rows if r not in top]
     for r in rows if numbers else ():  # the items' points (first row) too
         for col, cell in r.items():
             if col == "submission" or not (cell or "").strip():
