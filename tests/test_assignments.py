@@ -498,7 +498,10 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     first = manual[0]["spec"]["rubric"][0]
     page = (out / "rubric" / f"{manual[0]['name']}.html").read_text()
     assert "solution" in page and "(the notebook cannot be read)" in page
-    sheet = list(csv.reader((out / "rubric" / "rubric-sheet.csv").open()))
+    written = out / "rubric" / "rubric-sheet.csv"
+    # UTF-8 with a byte-order mark, which Excel needs to read it
+    assert written.read_bytes().startswith("\ufeffsubmission,".encode())
+    sheet = list(csv.reader(written.open(encoding="utf-8-sig")))
     assert any(first in h for h in sheet[0]) and sheet[1][0] == "(points)"
     # A written part left as handed out is no answer, not the placeholder's text.
     rubric = (c["dest"] / "autograder" / "rubric.md").read_text()
@@ -521,7 +524,8 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
         (tmp_path / "sheet.csv").read_bytes()
     )
     grading.rubric_pages(c["dest"], c["subs"], out / "rubric", pdf=False)
-    again = list(csv.reader((out / "rubric" / "rubric-sheet.csv").open()))
+    again = (out / "rubric" / "rubric-sheet.csv").open(encoding="utf-8-sig")
+    again = list(csv.reader(again))
     assert sorted(again) == sorted(sheet)
     (tmp_path / "roster.csv").write_text("id,name\nsolution,A\nstudent,B\nabsent,C\n")
     rows = {
@@ -537,7 +541,8 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     auto = float(c["table"]["solution.ipynb"]["total"])
     assert rows["solution"]["points"] == pytest.approx(auto + hand)
     assert rows["student"]["points"] == 0 and rows["absent"]["note"] == "no submission"
-    assert list(csv.DictReader((tmp_path / "grades.csv").open()))[0]["name"] == "A"
+    with (tmp_path / "grades.csv").open(encoding="utf-8-sig") as fh:
+        assert list(csv.DictReader(fh))[0]["name"] == "A"
 
 
 def test_hidden_checks_carry_hints(graded):

@@ -916,7 +916,10 @@ def test_grade_takes_the_zip_of_the_export_cell(
         "cy",
     }
     assert grading.main(["merge", "tiny", str(subs), "--roster", str(roster)]) == 0
-    grades = {r["id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
+    # with a byte-order mark, as Excel needs to read UTF-8
+    assert (graded / "grades.csv").read_bytes().startswith("\ufeffid,".encode())
+    with (graded / "grades.csv").open(encoding="utf-8-sig") as fh:
+        grades = {r["id"]: r for r in csv.DictReader(fh)}
     assert (grades["bob"]["points"], grades["bob"]["note"]) == ("1.0", "")
     assert grades["fay"]["points"] == "0.0" and "several" in grades["fay"]["note"]
     assert grades["cy"]["note"] == "invalid"
@@ -1416,6 +1419,8 @@ def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsy
     rows = grading.read_sheet(sheet)
     assert [r["submission"] for r in rows] == ["(points)", "ann"]
     assert list(rows[1]) == ["submission", *items] and rows[1][items[k]] == 1.0
+    # written back with the TA's `;`, in UTF-8 with the byte-order mark Excel needs
+    assert sheet.read_bytes().startswith("\ufeffsubmission;".encode())
     bad = sheet.read_text().replace(items[k], "q: an item renamed (1)", 1)
     sheet.write_text(bad)
     with pytest.raises(ValueError, match="column 'q: an item renamed \\(1\\)' is no"):

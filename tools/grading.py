@@ -1818,7 +1818,10 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     }
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
     rows += list(kept.values())
-    write_csv(rows, sheet, fields)
+    # with a byte-order mark, which Excel needs to read UTF-8 (one-head's items have
+    # `≈`); a sheet a TA saved again keeps its separator and encoding
+    fmt = read_csv(sheet, "submission")[1:] if sheet.exists() else (",", "utf-8-sig")
+    write_csv(rows, sheet, fields, *fmt)
     return pages
 
 
@@ -2037,7 +2040,7 @@ def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dic
     for name, h in rubric.items():  # points for a notebook of no roster student
         if student_of(name, ids) is None and any(h.get(c) for c in hcols if ": " in c):
             print(f"not counted: the rubric row for {name} (no student of the roster)")
-    write_csv(rows, out, list(rows[0]) if rows else ["id"])
+    write_csv(rows, out, list(rows[0]) if rows else ["id"], encoding="utf-8-sig")
     return rows
 
 
