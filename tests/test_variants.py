@@ -1193,6 +1193,22 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
         with pytest.raises(ValueError, match=f"{said} '\\(points\\)' rows?, the"):
             grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
                           tmp_path / "g.csv")  # fmt: skip
+    # Given the rubric's items (`merge` on the command line), a column that is no
+    # item, such as a copy renamed, stops, and so does a second column of one item
+    # (here as Excel's plain CSV writes the item): either would count points twice.
+    items = ["q: proof \u2248 (2)"]
+    for head, said in [
+        ("q: proof \u2248 (2),q: proof \u2248 (2) copy", "is no rubric item"),
+        ("q: proof \u2248 (2),q: proof ? (2)", "two columns of the item"),
+    ]:
+        sheet.write_text(f"submission,{head}\n(points),2,2\nann_v2,1,1\n")
+        with pytest.raises(ValueError, match=said):
+            grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                          tmp_path / "g.csv", items)  # fmt: skip
+    sheet.write_text("submission,q: proof \u02dc (2)\n(points),2\nann_v2,1.5\n")
+    grades = grading.merge(tmp_path / "scores.csv", tmp_path / "roster.csv", sheet,
+                           tmp_path / "g.csv", items)  # fmt: skip
+    assert {g["id"]: g["q"] for g in grades} == {"ann": 2.5, "bo": 1.0}
 
 
 @pytest.mark.parametrize(

@@ -1812,10 +1812,8 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     # removed one keeps its row (merge reads the row of the submission it counts).
     sheet = out / "rubric-sheet.csv"
     fields = ["submission", *dict(items)]
-    kept = {
-        r["submission"]: {sheet_column(c, fields, sheet): v for c, v in r.items()}
-        for r in (read_sheet(sheet, False)[1:] if sheet.exists() else ())
-    }
+    hand = read_sheet(sheet, False)[1:] if sheet.exists() else []
+    kept = {r["submission"]: r for r in sheet_items(hand, fields[1:], sheet)}
     rows += [kept.pop(stem, {"submission": stem}) for stem in spans]
     rows += list(kept.values())
     # with a byte-order mark, which Excel needs to read UTF-8 (one-head's items have
@@ -1825,15 +1823,28 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     return pages
 
 
+def sheet_items(rows: list[dict], items: list[str], sheet: Path) -> list[dict]:
+    """The rows of a filled-in rubric sheet, each column named as the rubric item it
+    is (`sheet_column`); two columns of one item raise a ValueError (a copy renamed
+    would count the item twice)."""
+    fields = ["submission", *items]
+    cols = {c: sheet_column(c, fields, sheet) for c in (rows[0] if rows else ())}
+    named = list(cols.values())
+    if twice := [v for v in dict.fromkeys(named) if named.count(v) > 1]:
+        raise ValueError(f"{sheet}: two columns of the item {twice[0]!r}: remove one")
+    return [{cols[c]: v for c, v in r.items()} for r in rows]
+
+
 def sheet_column(column: str, fields: list[str], sheet: Path) -> str:
     """The field of the rubric sheet a column of the filled-in one is: the same, or
-    the same as Excel saves it in Windows-1252, `?` for each character that code page
-    lacks (one-head's `≈`); a column that is neither raises a ValueError (the sheet
-    is left as it is)."""
+    the same as Excel saves it in its plain CSV, another character (`?`, a look-alike)
+    for each one Windows-1252 lacks (one-head's `≈`); a column that is neither raises
+    a ValueError (the sheet is left as it is)."""
 
     def saved_as(field):
         return len(field) == len(column) and all(
-            a in (b, "?") for a, b in zip(column, field, strict=True)
+            a == b or b.encode("cp1252", "replace") == b"?"
+            for a, b in zip(column, field, strict=True)
         )
 
     found = [column] if column in fields else [f for f in fields if saved_as(f)]
@@ -1944,7 +1955,7 @@ def read_sheet(path: Path, numbers: bool = True) -> list[dict]:
     top = [r for r in rows if (r["submission"] or "").strip() == "(points)"]
     if rows and len(top) != 1:  # else a student's row would be read as the worth
         said = "two '(points)' rows" if top else "no '(points)' row"
-        raise ValueError(f"{path}: {said}, the items' worth (`rubric` writes one)")
+        raise ValueError(f"{path}: {said}, the items' worth: keep the one rubric wrote")
     rows = top + [r for r in rows if r not in top]
     for r in rows if numbers else ():  # the items' points (first row) too
         for col, cell in r.items():
@@ -1988,11 +1999,16 @@ def rubric_rows(hand: list[dict], graded: list[str]) -> dict[str, dict]:
     return found
 
 
-def merge(scores: Path, roster: Path, sheet: Path | None, out: Path) -> list[dict]:
+def merge(
+    scores: Path, roster: Path, sheet: Path | None, out: Path, items=None
+) -> list[dict]:
     """Final grades: auto + rubric points per question, and the total, one row per
-    roster student (`id`, `name`), matched to a submission named after the id."""
+    roster student (`id`, `name`), matched to a submission named after the id.
+    `items`: the rubric's items, which the sheet's columns must be (`sheet_items`)."""
     auto = read_csv(scores, "submission")[0]
-    top, *hand = (read_sheet(sheet) if sheet else []) or [{}]  # top: items' points
+    hand = read_sheet(sheet) if sheet else []
+    hand = hand if items is None else sheet_items(hand, items, sheet)
+    top, *hand = hand or [{}]  # top: the items' points
     meta = {"submission", "status", "seed", "total", "possible", "reason"}
 
     students = read_roster(roster)
@@ -2314,7 +2330,12 @@ def run_command(args) -> int:
         if not sheet.exists():
             print(f"no rubric sheet at {sheet}: the grades hold the auto points only")
             sheet = None
-        rows = merge(graded / "scores.csv", args.roster, sheet, graded / "grades.csv")
+        rubric = OUT / args.chapter / "autograder" / "rubric.md"
+        qs = rubric_questions(rubric.read_text()) if rubric.exists() else None
+        items = [f"{q['name']}: {i}" for q in qs for i, _ in q["items"]] if qs else None
+        rows = merge(
+            graded / "scores.csv", args.roster, sheet, graded / "grades.csv", items
+        )
         print(f"final grades of {len(rows)} students -> {graded / 'grades.csv'}")
     return 0
 
