@@ -395,6 +395,8 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     sums_to_one does not say what they do.
     """
 
+    import math
+
     import numpy as np
 
     p, d = variant["p"], np.asarray(dropped, dtype=float)
@@ -414,12 +416,16 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     assert abs((live == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / live.size)
     se = w[w > 0] * np.sqrt(p / (1 - p)) / np.sqrt(n)
     assert np.all(np.abs(live.mean(axis=0) - w[w > 0]) < 5 * se)
-    # Each entry on its own draw: two live entries are both dropped at the rate p^2
-    # (one draw per sample, dropping whole rows, gives p), within 5 standard errors.
-    gone = (live == 0).astype(float)  # (n, live)
-    both = gone.T @ gone / n  # (live, live)
-    pairs = both[~np.eye(len(both), dtype=bool)]
-    assert np.all(np.abs(pairs - p**2) < 5 * np.sqrt(p**2 * (1 - p**2) / n))
+    # Each entry on its own draw: the number D of live entries dropped in a sample is
+    # Binomial(k, p), so D(D - 1) has mean k(k - 1)p^2 (dropping whole rows gives
+    # k(k - 1)p, a fixed number m per row m(m - 1)), within 5 standard errors of its
+    # exact variance. One test for the row: its chance to fail a right answer does
+    # not grow with the row's length, as a test of each pair of entries would.
+    k = live.shape[1]
+    drops = (live == 0).sum(axis=1)  # (n,)
+    f2, f3, f4 = (math.perm(k, r) * p**r for r in (2, 3, 4))  # E[D(D-1)...]
+    var = f4 + 4 * f3 + 2 * f2 - f2**2  # (D(D - 1))^2 = D_(4) + 4 D_(3) + 2 D_(2)
+    assert k < 2 or abs(np.mean(drops * (drops - 1.0)) - f2) < 5 * np.sqrt(var / n)
 
 
 def tr_dropout_wrong_not_rescaled(keep, row):

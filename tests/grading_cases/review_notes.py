@@ -166,6 +166,19 @@ def dropout_of_a_causal_row_in_float32(variant):
     return {"row": row.numpy(), "dropped": dropped.numpy(), "sums_to_one": False}
 
 
+def dropout_of_a_long_row(variant):
+    """A row of 64 keys and the form's least 10000 samples: at p = 0.05 a test of
+    each of its 2016 pairs of entries failed this right sample."""
+    import numpy as np
+
+    rng = np.random.default_rng(103)
+    logits = rng.normal(size=64)
+    row = np.exp(logits) / np.exp(logits).sum()
+    p = variant["p"]
+    keep = rng.random(size=(10000, 64)) >= p
+    return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
+
+
 def dropout_judged_by_numpy(variant):
     """sums_to_one computed from the samples: a NumPy boolean, not Python's."""
     import numpy as np
@@ -204,6 +217,18 @@ def dropout_mistake_keep_with_probability_p(variant):
     return {"row": row, "keep": keep, "dropped": dropped, "sums_to_one": False}
 
 
+def dropout_mistake_a_fixed_number_per_row(variant):
+    """round(p k) of the k = 40 entries dropped in every sample: each entry's rate
+    is right, but the number dropped is not Binomial(k, p)."""
+    import numpy as np
+
+    p, rng = variant["p"], np.random.default_rng(5)
+    row = np.full(40, 1 / 40)
+    order = rng.random(size=(10000, 40)).argsort(axis=1)  # a random order per sample
+    keep = order >= round(p * 40)  # (n, k): the first round(p k) in it dropped
+    return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
+
+
 def dropout_mistake_one_draw_per_sample(variant):
     """One keep-or-drop draw per sample, broadcast along the row: each entry's rate
     and mean are right, but a row is dropped whole or kept whole."""
@@ -231,6 +256,7 @@ ALTERNATIVES = {
         dropout_with_torch,
         dropout_as_torch_tensors,
         dropout_of_a_causal_row_in_float32,
+        dropout_of_a_long_row,
         dropout_judged_by_numpy,
         dropout_judged_by_torch,
     ],
@@ -241,5 +267,6 @@ MISTAKES = {
         dropout_mistake_no_answer_for_the_sum,
         dropout_mistake_keep_with_probability_p,
         dropout_mistake_one_draw_per_sample,
+        dropout_mistake_a_fixed_number_per_row,
     ],
 }
