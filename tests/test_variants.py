@@ -1199,7 +1199,7 @@ def test_merge_reads_a_spreadsheets_sheet_and_the_counted_row(tmp_path):
     items = ["q: proof \u2248 (2)"]
     for head, said in [
         ("q: proof \u2248 (2),q: proof \u2248 (2) copy", "is no rubric item"),
-        ("q: proof \u2248 (2),q: proof ? (2)", "two columns of the item"),
+        ("q: proof \u2248 (2),q: proof ? (2)", "'q: proof \\? \\(2\\)' are one item"),
     ]:
         sheet.write_text(f"submission,{head}\n(points),2,2\nann_v2,1,1\n")
         with pytest.raises(ValueError, match=said):
@@ -1237,6 +1237,33 @@ def test_a_semicolon_sheet_with_a_real_header(tmp_path, chapter, capsys):
     for main in grading.main, assignments.main:  # both command lines
         with pytest.raises(SystemExit, match="row 'ann', column 'q \\(2\\)'"):
             main([*command, "--rubric", str(tmp_path / "s.csv")])
+
+
+def test_merge_checks_the_sheet_against_the_rubric_it_was_made_for(
+    tmp_path, monkeypatch, capsys
+):
+    """`merge` without the build reads the rubric `rubric` wrote beside its sheet: a
+    copy of an item renamed stops, where summing columns by question would count it
+    twice (R30b 1); with no rubric.md anywhere it says the columns are unchecked; a
+    chapter with no rubric items refuses any item column (R30b 2)."""
+    monkeypatch.setattr(grading, "OUT", tmp_path / "builds")  # no build
+    rows = [{"submission": "ann.ipynb", "status": "ok", "reason": "", "q": 1.0}]
+    grading.write_table(rows, tmp_path / "graded" / "scores.csv")
+    (tmp_path / "roster.csv").write_text("id,name\nann,A\n")
+    rubric = tmp_path / "graded" / "rubric"
+    rubric.mkdir()
+    (rubric / "rubric-sheet.csv").write_text(
+        "submission,q: proof (2),q: proof (2) b\n(points),2,2\nann,2,2\n"
+    )
+    command = ["merge", "x", str(tmp_path), "--roster", str(tmp_path / "roster.csv")]
+    assert grading.main(command) == 0
+    assert "not checked against the rubric (run rubric)" in capsys.readouterr().out
+    (rubric / "rubric.md").write_text("# x\n\n## q (2 points, proof)\n\n- proof (2)\n")
+    with pytest.raises(SystemExit, match="'q: proof \\(2\\) b' is no rubric item"):
+        grading.main(command)
+    (rubric / "rubric.md").write_text("# x\n")  # no rubric items
+    with pytest.raises(SystemExit, match="'q: proof \\(2\\)' is no rubric item"):
+        grading.main(command)
 
 
 def test_merge_warns_and_waits_for_grade(tmp_path, capsys):
@@ -1432,6 +1459,7 @@ def test_rubric_again_keeps_the_points_of_a_sheet_saved_by_excel(tmp_path, capsy
     (tmp_path / "subs").mkdir()
     grading.rubric_pages(built, tmp_path / "subs", sheet.parent, pdf=False)
     assert "read as Windows-1252" in capsys.readouterr().out
+    assert (sheet.parent / "rubric.md").read_text() == rubric_md  # for merge
     rows = grading.read_sheet(sheet)
     assert [r["submission"] for r in rows] == ["(points)", "ann"]
     assert list(rows[1]) == ["submission", *items] and rows[1][items[k]] == 1.0

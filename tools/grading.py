@@ -1760,7 +1760,8 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     import nbformat
 
     chapter = built.name
-    qs = rubric_questions((built / "autograder" / "rubric.md").read_text())
+    text = (built / "autograder" / "rubric.md").read_text()
+    qs = rubric_questions(text)
     handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
     stubs = {c.source for c in handed.cells}
     subs, spans = submissions(folder), {}
@@ -1820,6 +1821,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     # `≈`); a sheet a TA saved again keeps its separator and encoding
     fmt = read_csv(sheet, "submission")[1:] if sheet.exists() else (",", "utf-8-sig")
     write_csv(rows, sheet, fields, *fmt)
+    (out / "rubric.md").write_text(text)  # the items, for `merge` without the build
     return pages
 
 
@@ -1830,9 +1832,20 @@ def sheet_items(rows: list[dict], items: list[str], sheet: Path) -> list[dict]:
     fields = ["submission", *items]
     cols = {c: sheet_column(c, fields, sheet) for c in (rows[0] if rows else ())}
     named = list(cols.values())
-    if twice := [v for v in dict.fromkeys(named) if named.count(v) > 1]:
-        raise ValueError(f"{sheet}: two columns of the item {twice[0]!r}: remove one")
+    if twice := [c for c in cols if named.count(cols[c]) > 1]:
+        a, b = [c for c in twice if cols[c] == cols[twice[0]]][:2]
+        raise ValueError(f"{sheet}: columns {a!r} and {b!r} are one item: remove one")
     return [{cols[c]: v for c, v in r.items()} for r in rows]
+
+
+def rubric_items(graded: Path, chapter: str) -> list[str] | None:
+    """The rubric's items (the sheet's columns) that `rubric` wrote its sheet for,
+    else those of the build; None where neither is."""
+    for rubric in (graded / "rubric", OUT / chapter / "autograder"):
+        if (rubric / "rubric.md").exists():
+            qs = rubric_questions((rubric / "rubric.md").read_text())
+            return [f"{q['name']}: {i}" for q in qs for i, _ in q["items"]]
+    return None
 
 
 def sheet_column(column: str, fields: list[str], sheet: Path) -> str:
@@ -2330,9 +2343,10 @@ def run_command(args) -> int:
         if not sheet.exists():
             print(f"no rubric sheet at {sheet}: the grades hold the auto points only")
             sheet = None
-        rubric = OUT / args.chapter / "autograder" / "rubric.md"
-        qs = rubric_questions(rubric.read_text()) if rubric.exists() else None
-        items = [f"{q['name']}: {i}" for q in qs for i, _ in q["items"]] if qs else None
+        items = rubric_items(graded, args.chapter)
+        if sheet and items is None:  # a column of no item would count twice
+            said = "the sheet's columns are not checked against the rubric (run rubric)"
+            print(f"note: no rubric.md in {graded / 'rubric'} or the build: {said}")
         rows = merge(
             graded / "scores.csv", args.roster, sheet, graded / "grades.csv", items
         )
