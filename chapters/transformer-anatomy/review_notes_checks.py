@@ -395,9 +395,10 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     sums_to_one does not say what they do.
     """
 
-    import math
+    from statistics import NormalDist
 
     import numpy as np
+    from scipy.stats import binom
 
     p, d = variant["p"], np.asarray(dropped, dtype=float)
     w = np.asarray(row, dtype=float)
@@ -409,23 +410,32 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     # admits float32 samples (torch's default), far below the factor 1 / (1 - p).
     kept = np.isclose(d, w / (1 - p), rtol=1e-6, atol=0)
     assert np.all(kept | (d == 0))
+    # Each test below fails a right answer with a chance of at most about 1e-6,
+    # whatever the row's length k (a level shared among the tests of one kind).
     # Only positive weights show a drop (a zero weight, e.g. a masked key, stays 0):
-    # their drop rate is p within 5 standard errors, their mean the row (unbiased).
+    # their drop rate is p, each one's mean its weight (unbiased).
     live = d[:, w > 0]
-    n = len(d)
-    assert abs((live == 0).mean() - p) < 5 * np.sqrt(p * (1 - p) / live.size)
+    n, k = live.shape
+    z = NormalDist().inv_cdf(1 - 0.5e-6 / k)  # the normal bound, shared by k means
+    assert abs((live == 0).mean() - p) < z * np.sqrt(p * (1 - p) / live.size)
     se = w[w > 0] * np.sqrt(p / (1 - p)) / np.sqrt(n)
-    assert np.all(np.abs(live.mean(axis=0) - w[w > 0]) < 5 * se)
-    # Each entry on its own draw: the number D of live entries dropped in a sample is
-    # Binomial(k, p), so D(D - 1) has mean k(k - 1)p^2 (dropping whole rows gives
-    # k(k - 1)p, a fixed number m per row m(m - 1)), within 5 standard errors of its
-    # exact variance. One test for the row: its chance to fail a right answer does
-    # not grow with the row's length, as a test of each pair of entries would.
-    k = live.shape[1]
-    drops = (live == 0).sum(axis=1)  # (n,)
-    f2, f3, f4 = (math.perm(k, r) * p**r for r in (2, 3, 4))  # E[D(D-1)...]
-    var = f4 + 4 * f3 + 2 * f2 - f2**2  # (D(D - 1))^2 = D_(4) + 4 D_(3) + 2 D_(2)
-    assert k < 2 or abs(np.mean(drops * (drops - 1.0)) - f2) < 5 * np.sqrt(var / n)
+    assert np.all(np.abs(live.mean(axis=0) - w[w > 0]) < z * se)
+    # Each entry on its own draw, as the chapter says dropout does. The number D of
+    # live entries dropped in a sample is Binomial(k, p), so (D - kp)^2 has mean
+    # kp(1 - p) (dropping whole rows gives k^2 p(1 - p), a fixed number per sample 0),
+    # with the variance mu_4 - sigma^4 of the binomial's central moments.
+    q, drops = p * (1 - p), (live == 0).sum(axis=1)  # (n,)
+    var = k * q * (1 + 3 * (k - 2) * q) - (k * q) ** 2
+    assert abs(np.mean((drops - k * p) ** 2) - k * q) < z * np.sqrt(var / n)
+    # And each of the k(k - 1)/2 pairs of entries is dropped together Binomial(n, p^2)
+    # times (not so a pair that shares its draw, or is drawn as u and 1 - u), within
+    # the exact binomial bounds at the level 1e-6 shared among the pairs.
+    if k >= 2:
+        gone = (live == 0).astype(np.float32)  # (n, k); counts below 2^24 are exact
+        both = (gone.T @ gone)[np.triu_indices(k, 1)]  # (k(k - 1)/2,)
+        level = 0.5e-6 / len(both)
+        low, high = binom.ppf(level, n, p**2), binom.isf(level, n, p**2)
+        assert np.all((low <= both) & (both <= high))
 
 
 def tr_dropout_wrong_not_rescaled(keep, row):

@@ -229,6 +229,19 @@ def dropout_mistake_a_fixed_number_per_row(variant):
     return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
 
 
+def dropout_mistake_antithetic_columns(variant):
+    """Entry j + 32 of 64 drawn from 1 - u where entry j is drawn from u: each
+    entry's rate, and the number dropped per sample on average, are right, but the
+    two of a pair are (almost) never dropped together."""
+    import numpy as np
+
+    p, rng = variant["p"], np.random.default_rng(6)
+    row = np.full(64, 1 / 64)
+    u = rng.random(size=(10000, 32))
+    keep = np.concatenate([u >= p, 1 - u >= p], axis=1)  # (n, 64)
+    return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
+
+
 def dropout_mistake_one_draw_per_sample(variant):
     """One keep-or-drop draw per sample, broadcast along the row: each entry's rate
     and mean are right, but a row is dropped whole or kept whole."""
@@ -268,5 +281,6 @@ MISTAKES = {
         dropout_mistake_keep_with_probability_p,
         dropout_mistake_one_draw_per_sample,
         dropout_mistake_a_fixed_number_per_row,
+        dropout_mistake_antithetic_columns,
     ],
 }
