@@ -528,13 +528,20 @@ def test_rubric_pages_and_final_grades(batch, tmp_path):
     again = list(csv.reader(again))
     assert sorted(again) == sorted(sheet)
     (tmp_path / "roster.csv").write_text("id,name\nsolution,A\nstudent,B\nabsent,C\n")
+    # merge checks the sheet against the rubric `rubric` wrote beside it, as the
+    # command line does
+    sheet_at = out / "rubric" / "rubric-sheet.csv"
+    items = grading.rubric_items(sheet_at, out, "no build")
+    assert items == [f"{q['name']}: {i}" for q in grading.rubric_questions(rubric)
+                     for i, _ in q["items"]]  # fmt: skip
     rows = {
         r["id"]: r
         for r in grading.merge(
             out / "scores.csv",
             tmp_path / "roster.csv",
-            tmp_path / "sheet.csv",
+            sheet_at,
             tmp_path / "grades.csv",
+            items,
         )
     }
     hand = sum(float(p) for p in sheet[1][1:])

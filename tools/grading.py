@@ -1760,8 +1760,8 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     import nbformat
 
     chapter = built.name
-    text = (built / "autograder" / "rubric.md").read_text()
-    qs = rubric_questions(text)
+    rubric_md = (built / "autograder" / "rubric.md").read_text()
+    qs = rubric_questions(rubric_md)
     handed = nbformat.read(built / "student" / f"{chapter}.ipynb", as_version=4)
     stubs = {c.source for c in handed.cells}
     subs, spans = submissions(folder), {}
@@ -1821,7 +1821,7 @@ def rubric_pages(built: Path, folder: Path, out: Path, pdf: bool = True) -> list
     # `≈`); a sheet a TA saved again keeps its separator and encoding
     fmt = read_csv(sheet, "submission")[1:] if sheet.exists() else (",", "utf-8-sig")
     write_csv(rows, sheet, fields, *fmt)
-    (out / "rubric.md").write_text(text)  # the items, for `merge` without the build
+    (out / "rubric.md").write_text(rubric_md)  # the items, for `merge` alone
     return pages
 
 
@@ -1838,10 +1838,10 @@ def sheet_items(rows: list[dict], items: list[str], sheet: Path) -> list[dict]:
     return [{cols[c]: v for c, v in r.items()} for r in rows]
 
 
-def rubric_items(graded: Path, chapter: str) -> list[str] | None:
+def rubric_items(sheet: Path, graded: Path, chapter: str) -> list[str] | None:
     """The rubric's items (the sheet's columns) that `rubric` wrote its sheet for,
-    else those of the build; None where neither is."""
-    for rubric in (graded / "rubric", OUT / chapter / "autograder"):
+    beside the sheet or in `graded`, else those of the build; None where none is."""
+    for rubric in (sheet.parent, graded / "rubric", OUT / chapter / "autograder"):
         if (rubric / "rubric.md").exists():
             qs = rubric_questions((rubric / "rubric.md").read_text())
             return [f"{q['name']}: {i}" for q in qs for i, _ in q["items"]]
@@ -1947,7 +1947,8 @@ def read_csv(path: Path, key: str, known=()) -> tuple[list[dict], str, str]:
     if twice:  # else the last would win (a rubric item's points), a write-back drop one
         said = " (case and spaces ignored)" if twice[0] in names else ""
         said = f"named {twice[0]!r}{said}" if twice[0] else "with no name"
-        raise ValueError(f"{path}: two columns {said}: rename or remove one")
+        fix = "remove one" if key == "submission" else "rename or remove one"  # a sheet
+        raise ValueError(f"{path}: two columns {said}: {fix}")
     for cells in filter(None, lines):  # (a blank line: none)
         rows.append(dict(zip(fields, [*cells, *[""] * len(fields)], strict=False)))
         if extra := [c for c in cells[len(fields) :] if c.strip()]:
@@ -2343,10 +2344,10 @@ def run_command(args) -> int:
         if not sheet.exists():
             print(f"no rubric sheet at {sheet}: the grades hold the auto points only")
             sheet = None
-        items = rubric_items(graded, args.chapter)
+        items = rubric_items(sheet, graded, args.chapter) if sheet else None
         if sheet and items is None:  # a column of no item would count twice
-            said = "the sheet's columns are not checked against the rubric (run rubric)"
-            print(f"note: no rubric.md in {graded / 'rubric'} or the build: {said}")
+            said = "the sheet's columns are not checked against the rubric"
+            print(f"note: no rubric.md beside the sheet or in the build: {said}")
         rows = merge(
             graded / "scores.csv", args.roster, sheet, graded / "grades.csv", items
         )
