@@ -407,32 +407,39 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     answer = np.asarray(sums_to_one)
     assert answer.shape == () and answer.dtype == bool and not answer
     # Every entry is dropped (0) or kept and scaled up by 1 / (1 - p); the tolerance
-    # admits float32 samples (torch's default), far below the factor 1 / (1 - p).
-    kept = np.isclose(d, w / (1 - p), rtol=1e-6, atol=0)
+    # admits float32 samples (torch's default), far below the factor 1 / (1 - p),
+    # and the digits float32 lacks for subnormal weights (a score masked by -100).
+    kept = np.isclose(d, w / (1 - p), rtol=1e-6, atol=np.finfo(np.float32).tiny)
     assert np.all(kept | (d == 0))
     # Each test below fails a right answer with a chance of at most about 1e-6,
     # whatever the row's length k (a level shared among the tests of one kind).
     # Only positive weights show a drop (a zero weight, e.g. a masked key, stays 0):
-    # their drop rate is p, each one's mean its weight (unbiased).
-    live = d[:, w > 0]
-    n, k = live.shape
-    z = NormalDist().inv_cdf(1 - 0.5e-6 / k)  # the normal bound, shared by k means
-    assert abs((live == 0).mean() - p) < z * np.sqrt(p * (1 - p) / live.size)
-    se = w[w > 0] * np.sqrt(p / (1 - p)) / np.sqrt(n)
-    assert np.all(np.abs(live.mean(axis=0) - w[w > 0]) < z * se)
+    # their drop rate is p, overall and each one's, so that with the scale above
+    # each one's mean is its weight (unbiased; counted by drops, not by values,
+    # which float32 rounds for subnormal weights).
+    gone = d[:, w > 0] == 0  # (n, k)
+    n, k = gone.shape
+    z = NormalDist().inv_cdf(1 - 0.5e-6 / k)  # the normal bound, shared by k rates
+    assert abs(gone.mean() - p) < z * np.sqrt(p * (1 - p) / gone.size)
+    assert np.all(np.abs(gone.mean(axis=0) - p) < z * np.sqrt(p * (1 - p) / n))
+    # Samples drawn anew, not one batch handed in c times (a seed set in a loop):
+    # for a right answer two blocks of n/c >= 1000 samples agree with a chance below
+    # (p^2 + (1 - p)^2)^1000 < 1e-40.
+    for c in (c for c in range(2, 11) if n % c == 0):
+        assert not np.array_equal(gone[: n // c], gone[n // c : 2 * n // c])
     # Each entry on its own draw, as the chapter says dropout does. The number D of
     # live entries dropped in a sample is Binomial(k, p), so (D - kp)^2 has mean
     # kp(1 - p) (dropping whole rows gives k^2 p(1 - p), a fixed number per sample 0),
     # with the variance mu_4 - sigma^4 of the binomial's central moments.
-    q, drops = p * (1 - p), (live == 0).sum(axis=1)  # (n,)
+    q, drops = p * (1 - p), gone.sum(axis=1)  # (n,)
     var = k * q * (1 + 3 * (k - 2) * q) - (k * q) ** 2
     assert abs(np.mean((drops - k * p) ** 2) - k * q) < z * np.sqrt(var / n)
     # And each of the k(k - 1)/2 pairs of entries is dropped together Binomial(n, p^2)
     # times (not so a pair that shares its draw, or is drawn as u and 1 - u), within
     # the exact binomial bounds at the level 1e-6 shared among the pairs.
     if k >= 2:
-        gone = (live == 0).astype(np.float32)  # (n, k); counts below 2^24 are exact
-        both = (gone.T @ gone)[np.triu_indices(k, 1)]  # (k(k - 1)/2,)
+        ones = gone.astype(np.float32)  # (n, k); counts below 2^24 are exact
+        both = (ones.T @ ones)[np.triu_indices(k, 1)]  # (k(k - 1)/2,)
         level = 0.5e-6 / len(both)
         low, high = binom.ppf(level, n, p**2), binom.isf(level, n, p**2)
         assert np.all((low <= both) & (both <= high))

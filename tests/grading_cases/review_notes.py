@@ -166,6 +166,18 @@ def dropout_of_a_causal_row_in_float32(variant):
     return {"row": row.numpy(), "dropped": dropped.numpy(), "sums_to_one": False}
 
 
+def dropout_of_a_row_masked_by_minus_100_in_float32(variant):
+    """torch float32, keys masked by a score of -100 (not -inf): their weights are
+    subnormal floats, which lose digits when dropout scales them."""
+    import torch
+
+    torch.manual_seed(3)
+    scores = torch.tensor([0.3, -1.2, 0.8, -100.0, -100.0])
+    row = torch.softmax(scores, dim=0)  # float32; the last two about 1e-44
+    dropped = torch.nn.functional.dropout(row.repeat(20000, 1), p=variant["p"])
+    return {"row": row.numpy(), "dropped": dropped.numpy(), "sums_to_one": False}
+
+
 def dropout_of_a_long_row(variant):
     """A row of 64 keys and the form's least 10000 samples: at p = 0.05 a test of
     each of its 2016 pairs of entries failed this right sample."""
@@ -242,6 +254,18 @@ def dropout_mistake_antithetic_columns(variant):
     return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
 
 
+def dropout_mistake_a_batch_twice(variant):
+    """The seed set inside a loop over two batches of 5000: the same samples twice."""
+    import numpy as np
+
+    p, row, batches = variant["p"], np.full(6, 1 / 6), []
+    for _ in range(2):
+        rng = np.random.default_rng(8)
+        batches.append(rng.random(size=(5000, 6)) >= p)
+    keep = np.concatenate(batches)  # (10000, 6)
+    return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
+
+
 def dropout_mistake_one_draw_per_sample(variant):
     """One keep-or-drop draw per sample, broadcast along the row: each entry's rate
     and mean are right, but a row is dropped whole or kept whole."""
@@ -270,6 +294,7 @@ ALTERNATIVES = {
         dropout_as_torch_tensors,
         dropout_of_a_causal_row_in_float32,
         dropout_of_a_long_row,
+        dropout_of_a_row_masked_by_minus_100_in_float32,
         dropout_judged_by_numpy,
         dropout_judged_by_torch,
     ],
@@ -282,5 +307,6 @@ MISTAKES = {
         dropout_mistake_one_draw_per_sample,
         dropout_mistake_a_fixed_number_per_row,
         dropout_mistake_antithetic_columns,
+        dropout_mistake_a_batch_twice,
     ],
 }
