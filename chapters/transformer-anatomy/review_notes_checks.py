@@ -390,9 +390,9 @@ def tr_dropout_form(row, dropped, sums_to_one):
 
 
 def tr_dropout_dropout(row, dropped, sums_to_one, variant):
-    """The samples are not inverted dropout of row with your p (each entry dropped
-    on its own draw, kept entries rescaled so that the mean is kept, not the sum), or
-    sums_to_one does not say what they do.
+    """The samples are not inverted dropout of row with your p (each entry of each
+    sample dropped on its own draw, kept entries rescaled so that the mean is kept,
+    not the sum), or sums_to_one does not say what they do.
     """
 
     from statistics import NormalDist
@@ -422,11 +422,16 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     z = NormalDist().inv_cdf(1 - 0.5e-6 / k)  # the normal bound, shared by k rates
     assert abs(gone.mean() - p) < z * np.sqrt(p * (1 - p) / gone.size)
     assert np.all(np.abs(gone.mean(axis=0) - p) < z * np.sqrt(p * (1 - p) / n))
-    # Samples drawn anew, not one batch handed in c times (a seed set in a loop):
-    # for a right answer two blocks of n/c >= 1000 samples agree with a chance below
-    # (p^2 + (1 - p)^2)^1000 < 1e-40.
-    for c in (c for c in range(2, 11) if n % c == 0):
-        assert not np.array_equal(gone[: n // c], gone[n // c : 2 * n // c])
+    # Samples drawn anew, not a batch of one seed handed in again (a seed set inside
+    # a loop over batches, the last one cut short): the first W samples recur at no
+    # later sample, W holding 50 bits of collision entropy, -log2(p^2 + (1 - p)^2)
+    # an entry, so that a right answer recurs with a chance below n 2^-50 < 1e-9.
+    width = int(np.ceil(50 / (k * -np.log2(p**2 + (1 - p) ** 2))))
+    hay, pattern = gone.tobytes(), gone[:width].tobytes()  # a byte an entry, by rows
+    at = hay.find(pattern, 1)
+    while at > 0 and at % k:  # a match that starts inside a sample is none
+        at = hay.find(pattern, at + 1)
+    assert at < 0
     # Each entry on its own draw, as the chapter says dropout does. The number D of
     # live entries dropped in a sample is Binomial(k, p), so (D - kp)^2 has mean
     # kp(1 - p) (dropping whole rows gives k^2 p(1 - p), a fixed number per sample 0),

@@ -266,6 +266,19 @@ def dropout_mistake_a_batch_twice(variant):
     return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
 
 
+def dropout_mistake_batches_of_one_seed(variant):
+    """The seed set inside a loop over batches of 4096, cut to 10000 samples: the
+    first batch again, twice, the last time cut short."""
+    import numpy as np
+
+    p, row, batches = variant["p"], np.full(6, 1 / 6), []
+    for _ in range(3):
+        rng = np.random.default_rng(8)
+        batches.append(rng.random(size=(4096, 6)) >= p)
+    keep = np.concatenate(batches)[:10000]  # (10000, 6)
+    return {"row": row, "dropped": keep * row / (1 - p), "sums_to_one": False}
+
+
 def dropout_mistake_one_draw_per_sample(variant):
     """One keep-or-drop draw per sample, broadcast along the row: each entry's rate
     and mean are right, but a row is dropped whole or kept whole."""
@@ -308,5 +321,6 @@ MISTAKES = {
         dropout_mistake_a_fixed_number_per_row,
         dropout_mistake_antithetic_columns,
         dropout_mistake_a_batch_twice,
+        dropout_mistake_batches_of_one_seed,
     ],
 }
