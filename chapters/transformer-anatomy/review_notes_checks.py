@@ -425,7 +425,10 @@ def tr_dropout_dropout(row, dropped, sums_to_one, variant):
     # Samples drawn anew, not a batch of one seed handed in again (a seed set inside
     # a loop over batches, the last one cut short): the first W samples recur at no
     # later sample, W holding 50 bits of collision entropy, -log2(p^2 + (1 - p)^2)
-    # an entry, so that a right answer recurs with a chance below n 2^-50 < 1e-9.
+    # an entry: a right answer recurs by chance with a probability below n 2^-50 at
+    # offsets of W or more, and at most 3.4e-7 at smaller ones (a sum over them of
+    # the chance that the first W + t samples repeat with period t; p = 0.05, k = 1 is
+    # the worst), so below 1e-6 in all.
     width = int(np.ceil(50 / (k * -np.log2(p**2 + (1 - p) ** 2))))
     hay, pattern = gone.tobytes(), gone[:width].tobytes()  # a byte an entry, by rows
     at = hay.find(pattern, 1)
