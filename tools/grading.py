@@ -2347,7 +2347,8 @@ def run_command(args) -> int:
         items = rubric_items(sheet, graded, args.chapter) if sheet else None
         if sheet and items is None:  # a column of no item would count twice
             said = "the sheet's columns are not checked against the rubric"
-            print(f"note: no rubric.md beside the sheet or in the build: {said}")
+            where = f"beside the sheet, in {graded / 'rubric'} or in the build"
+            print(f"note: no rubric.md {where}: {said}")
         rows = merge(
             graded / "scores.csv", args.roster, sheet, graded / "grades.csv", items
         )
